@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# perfmon: out-of-tree modules, their tests and the QEMU test rig.
+#
+#   make                 build the modules for the running kernel (KDIR)
+#   make ARCH=arm64      cross-build against Debian's arm64 headers
+#   make deps            install what the project needs (Debian archive)
+#   make check           every gate: builds, sparse, checkpatch, both guests
+#   make run             boot a guest with the modules and show the PMU found
+#   make help            all targets
+#
+# See Documentation/testing.rst for the rig.
+
+TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+CACHE	:= $(TOP)/.cache
+BUILD	:= $(TOP)/.build
+
+-include $(CACHE)/config.mk
+
+HOSTARCH := $(shell uname -m)
+ifeq ($(ARCH),)
+ARCH	:= $(if $(filter aarch64 arm64,$(HOSTARCH)),arm64,x86_64)
+override ARCH := $(ARCH)
+endif
+ifeq ($(ARCH),x86)
+override ARCH := x86_64
+endif
+ifeq ($(ARCH),aarch64)
+override ARCH := arm64
+endif
+
+ifeq ($(ARCH),arm64)
+ifneq ($(filter aarch64 arm64,$(HOSTARCH)),)
+CROSS_COMPILE ?=
+else
+CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
+# On an x86 host, the headers unpacked by "make deps"; on arm64, the
+# running kernel's.
+ifeq ($(CROSS_COMPILE),)
+KDIR	?= /lib/modules/$(shell uname -r)/build
+else
+KDIR	?= $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
+endif
+else
+KDIR	?= /lib/modules/$(shell uname -r)/build
+endif
+
+# The kernels the guests boot (Debian's, resolved by make deps).
+GUEST_KDIR_x86_64 := /usr/src/linux-headers-$(KABI)-amd64
+GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
+
+KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
+	  CROSS_COMPILE=$(CROSS_COMPILE)
+
+.PHONY: all modules clean deps check run help kdir-check
+
+all: modules
+
+modules: kdir-check
+	$(KMAKE) modules
+
+clean:
+	$(KMAKE) clean 2>/dev/null || true
+	rm -rf $(BUILD)
+	$(MAKE) -C tools/selftests/perfmon clean
+
+kdir-check:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+	  echo "error: no kernel headers in KDIR=$(KDIR)" >&2; \
+	  if [ "$(ARCH)" = arm64 ] && [ -n "$(CROSS_COMPILE)" ]; then \
+	    echo "  run 'make deps' to unpack Debian's arm64 headers" >&2; \
+	  else \
+	    echo "  install them: apt-get install linux-headers-$$(uname -r)" >&2; \
+	    echo "  (or point KDIR= at a configured kernel tree)" >&2; \
+	  fi; \
+	  exit 1; \
+	fi
+
+deps:
+	$(TOP)/tools/build/deps.sh $(CACHE)
+
+help:
+	@sed -n 's/^#   //p' $(TOP)/Makefile
+	@echo "  make test T=NAME [ARCH=...]   run one test program in one guest"
+	@echo "  make shell [ARCH=...]         interactive shell in a guest, modules loaded"
+	@echo "  make guest-run FILES='a b' CMD='...' [ARCH=...]"
+	@echo "                                copy files into a guest, run CMD, return its status"
+
+include $(TOP)/tools/selftests/qemu/rig.mk

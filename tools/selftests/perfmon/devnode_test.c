@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/perfmon as a device: it exists once the module is loaded, every
+ * open is a separate context, and the ABI version query answers with the
+ * header's version and zeroed reserved fields.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/perfmon.h>
+
+#include "kselftest_harness.h"
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open("/dev/perfmon", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open /dev/perfmon: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+TEST(node_is_a_char_device)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat("/dev/perfmon", &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST_F(dev, version_matches_header)
+{
+	struct pfarg_version ver;
+	unsigned int i;
+
+	memset(&ver, 0xa5, sizeof(ver));
+	ASSERT_EQ(0, ioctl(self->fd, PFM_GET_VERSION, &ver));
+	EXPECT_EQ(PFM_VERSION_MAJOR, ver.ver_major);
+	EXPECT_EQ(PFM_VERSION_MINOR, ver.ver_minor);
+	for (i = 0; i < sizeof(ver.ver_reserved) / sizeof(ver.ver_reserved[0]); i++)
+		EXPECT_EQ(0, ver.ver_reserved[i]);
+}
+
+TEST_F(dev, version_bad_pointer_is_efault)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, PFM_GET_VERSION, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(dev, unknown_ioctl_is_enotty)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(PFM_IOC_MAGIC, 0xff)));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+TEST_F(dev, opens_are_independent)
+{
+	struct pfarg_version ver;
+	int fd2;
+
+	fd2 = open("/dev/perfmon", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_NE(self->fd, fd2);
+	/* Closing one context leaves the other usable. */
+	ASSERT_EQ(0, close(fd2));
+	EXPECT_EQ(0, ioctl(self->fd, PFM_GET_VERSION, &ver));
+}
+
+TEST_HARNESS_MAIN

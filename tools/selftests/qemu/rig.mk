@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test rig targets, included by the top-level Makefile.  Each guest
+# architecture gets a copy of the tree under .build/ARCH/src built
+# against the Debian kernel that guest boots, so both architectures'
+# modules exist side by side and never clobber an in-place build.
+
+RIG		:= $(TOP)/tools/selftests/qemu
+VM		:= $(RIG)/vm
+GUEST_ARCHES	:= x86_64 arm64
+KSFT		:= $(CACHE)/linux-src/tools/testing/selftests
+CHECKPATCH	:= $(CACHE)/linux-src/scripts/checkpatch.pl
+
+guest_cross	= $(if $(filter arm64,$(1)),aarch64-linux-gnu-,)
+guest_karch	= $(if $(filter arm64,$(1)),arm64,x86)
+guest_kmake	= $(MAKE) -C $(GUEST_KDIR_$(1)) M=$(BUILD)/$(1)/src \
+		  ARCH=$(call guest_karch,$(1)) CROSS_COMPILE=$(call guest_cross,$(1))
+
+# Our kernel-style sources: what checkpatch and the style rules cover.
+STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
+		    tools/selftests/perfmon -name '*.[ch]' 2>/dev/null | sort)
+
+# checkpatch runs with --strict.  Exclusions, each with its reason:
+#  FILE_PATH_CHANGES / SPDX_LICENSE_TAG placement checks are for patches,
+#  not for whole files of an out-of-tree tree (-f mode).
+CHECKPATCH_IGNORE := FILE_PATH_CHANGES
+
+.PHONY: need-deps checkpatch check check-rig run test shell guest-run
+
+need-deps:
+	@if [ -z "$(KABI)" ] || [ ! -d "$(KSFT)" ]; then \
+	  echo "error: the rig's dependencies are missing: run 'make deps'" >&2; \
+	  exit 1; \
+	fi
+
+# Per-arch rules: sync-ARCH, build-ARCH, sparse-ARCH.
+define guest_rules
+# Copy the sources (not build products) into the per-arch tree.  tar
+# keeps modification times, so unchanged files are not rebuilt.
+sync-$(1): need-deps
+	@mkdir -p $(BUILD)/$(1)/src
+	@tar -C $(TOP) --exclude=./.build --exclude=./.cache --exclude=./.git \
+	  --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	  --exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
+	  --exclude=Module.symvers -cf - . | tar -C $(BUILD)/$(1)/src -xf -
+
+# Modules (W=1, any compiler warning fails) and the static test programs.
+build-$(1): sync-$(1)
+	@echo "  BUILD   $(1) modules"
+	@$$(call guest_kmake,$(1)) W=1 modules > $(BUILD)/$(1)/build.log 2>&1 || \
+	  { cat $(BUILD)/$(1)/build.log; exit 1; }
+	@if grep -E 'warning:|error:' $(BUILD)/$(1)/build.log; then \
+	  echo "error: compiler warnings in the $(1) build" >&2; exit 1; fi
+	@echo "  BUILD   $(1) tests"
+	@$(MAKE) -s -C $(TOP)/tools/selftests/perfmon ARCH=$(1) \
+	  OUT=$(BUILD)/$(1)/tests KSFT=$(KSFT) TOP=$(TOP)
+
+# sparse over every file (C=2); any finding fails.
+sparse-$(1): sync-$(1)
+	@echo "  SPARSE  $(1)"
+	@$$(call guest_kmake,$(1)) C=2 CHECK=sparse modules \
+	  > $(BUILD)/$(1)/sparse.log 2>&1 || { cat $(BUILD)/$(1)/sparse.log; exit 1; }
+	@if grep -E 'warning:|error:' $(BUILD)/$(1)/sparse.log; then \
+	  echo "error: sparse findings for $(1)" >&2; exit 1; fi
+
+.PHONY: sync-$(1) build-$(1) sparse-$(1)
+endef
+$(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
+
+checkpatch: need-deps
+	@echo "  CHECKPATCH $(words $(STYLE_SRCS)) files"
+	@cd $(TOP) && perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
+	  --ignore $(CHECKPATCH_IGNORE) -f $(STYLE_SRCS) > $(BUILD)/checkpatch.log 2>&1; \
+	  if [ -s $(BUILD)/checkpatch.log ]; then cat $(BUILD)/checkpatch.log; \
+	  echo "error: checkpatch findings" >&2; exit 1; fi
+
+# Every gate, both guests; ends with "N passed, N failed[, N skipped]".
+check:
+	@$(RIG)/check
+
+# The rig's own tests: a failing test, a WARNING in the kernel log and a
+# hung guest must each fail a run.
+check-rig: build-x86_64
+	@$(RIG)/rig-selftest
+
+GUEST	?= $(ARCH)
+TIMEOUT	?= 300
+
+test: build-$(GUEST)
+	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) test $(T)
+
+shell: build-$(GUEST)
+	@$(VM) --arch $(GUEST) shell
+
+guest-run: build-$(GUEST)
+	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) \
+	  $(foreach f,$(FILES),--file $(f)) exec -- '$(CMD)'
+
+# Until the profiling tool exists: boot a guest (arm64, emulated PMUv3,
+# by default), load the modules and show what perfmon found.
+RUN_ARCH ?= $(if $(filter command line,$(origin ARCH)),$(ARCH),arm64)
+run: build-$(RUN_ARCH)
+	@$(VM) --arch $(RUN_ARCH) --timeout $(TIMEOUT) \
+	  --file $(RIG)/show-pmu.sh exec -- sh /root/show-pmu.sh
