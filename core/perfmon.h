@@ -13,7 +13,7 @@
  *        because the overflow interrupt takes it too.
  */
 struct pfm_context {
-	spinlock_t lock;
+	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
 };
 
 int pfm_dev_init(void);

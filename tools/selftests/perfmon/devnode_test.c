@@ -47,7 +47,7 @@ TEST_F(dev, version_matches_header)
 	ASSERT_EQ(0, ioctl(self->fd, PFM_GET_VERSION, &ver));
 	EXPECT_EQ(PFM_VERSION_MAJOR, ver.ver_major);
 	EXPECT_EQ(PFM_VERSION_MINOR, ver.ver_minor);
-	for (i = 0; i < sizeof(ver.ver_reserved) / sizeof(ver.ver_reserved[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ver.ver_reserved); i++)
 		EXPECT_EQ(0, ver.ver_reserved[i]);
 }
 
