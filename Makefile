@@ -63,7 +63,6 @@ modules: kdir-check
 clean:
 	$(KMAKE) clean 2>/dev/null || true
 	rm -rf $(BUILD)
-	$(MAKE) -C tools/selftests/perfmon clean
 
 kdir-check:
 	@if [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -72,7 +71,8 @@ kdir-check:
 	    echo "  run 'make deps' to unpack Debian's arm64 headers" >&2; \
 	  else \
 	    echo "  install them: apt-get install linux-headers-$$(uname -r)" >&2; \
-	    echo "  (or point KDIR= at a configured kernel tree)" >&2; \
+	    echo "  (or point KDIR= at a configured kernel tree;" >&2; \
+	    echo "   'make deps && make build-x86_64' builds for the test guests)" >&2; \
 	  fi; \
 	  exit 1; \
 	fi

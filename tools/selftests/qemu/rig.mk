@@ -25,7 +25,7 @@ STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
 #  not for whole files of an out-of-tree tree (-f mode).
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 
-.PHONY: need-deps checkpatch check check-rig run test shell guest-run
+.PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run
 
 need-deps:
 	@if [ -z "$(KABI)" ] || [ ! -d "$(KSFT)" ]; then \
@@ -73,6 +73,11 @@ checkpatch: need-deps
 	  --ignore $(CHECKPATCH_IGNORE) -f $(STYLE_SRCS) > $(BUILD)/checkpatch.log 2>&1; \
 	  if [ -s $(BUILD)/checkpatch.log ]; then cat $(BUILD)/checkpatch.log; \
 	  echo "error: checkpatch findings" >&2; exit 1; fi
+
+# dkms add/build/install for the x86_64 guest kernel, in private trees.
+check-dkms: need-deps
+	@echo "  DKMS    $(KABI)-amd64"
+	@$(TOP)/tools/build/dkms-check.sh $(KABI)-amd64
 
 # Every gate, both guests; ends with "N passed, N failed[, N skipped]".
 check:
