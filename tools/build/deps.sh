@@ -85,6 +85,8 @@ if [[ ! -e $stamp ]]; then
 	apt_update_once
 	rm -rf "$a64"
 	mkdir -p "$a64/debs" "$a64/root"
+	# apt fetches as the _apt user where it can write.
+	chown _apt "$a64/debs" 2>/dev/null || true
 	log "downloading arm64 kernel $kabi ($kver), headers and busybox"
 	(cd "$a64/debs" && apt-get download -qq \
 		"linux-image-$kabi-arm64:arm64=$kver" \
