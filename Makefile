@@ -60,8 +60,12 @@ all: modules
 modules: kdir-check
 	$(KMAKE) modules
 
+# Works without kernel headers too: the build products are known by name.
 clean:
-	$(KMAKE) clean 2>/dev/null || true
+	find $(TOP) -path $(TOP)/.cache -prune -o -path $(TOP)/.git -prune -o \
+	  \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+	  -o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
+	  -type f -print0 | xargs -0 rm -f
 	rm -rf $(BUILD)
 
 kdir-check:

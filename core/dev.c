@@ -1,54 +1,216 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The /dev/perfmon front end: a misc character device whose open files
- * are monitoring contexts.  Handlers only translate arguments; the work
- * is done by the core.
+ * are monitoring contexts.  Handlers only translate arguments (copy in,
+ * take the context lock, call the __pfm_* core, copy out); the core
+ * checks the state and does the work.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/perfmon.h>
 
 #include "perfmon.h"
 
 static int pfm_open(struct inode *inode, struct file *filp)
 {
-	struct pfm_context *ctx;
+	struct pfm_context *ctx = pfm_context_alloc();
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
-
-	spin_lock_init(&ctx->lock);
 	filp->private_data = ctx;
 	return 0;
 }
 
 static int pfm_release(struct inode *inode, struct file *filp)
 {
-	kfree(filp->private_data);
+	pfm_context_free(filp->private_data);
 	return 0;
 }
 
 static long pfm_ioctl_version(void __user *uarg)
 {
 	struct pfarg_version ver = {
-		.ver_major = PFM_VERSION_MAJOR,
-		.ver_minor = PFM_VERSION_MINOR,
+		.ver_major = PFM_VERSION_MAJ,
+		.ver_minor = PFM_VERSION_MIN,
 	};
 
 	return copy_to_user(uarg, &ver, sizeof(ver)) ? -EFAULT : 0;
 }
 
+static bool pfm_create_reserved_ok(const struct pfarg_create *req)
+{
+	return !req->ctx.ctx_reserved1 &&
+	       !memchr_inv(req->ctx.ctx_reserved2, 0,
+			   sizeof(req->ctx.ctx_reserved2)) &&
+	       !req->create_reserved1 &&
+	       !memchr_inv(req->create_reserved2, 0,
+			   sizeof(req->create_reserved2));
+}
+
+static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
+{
+	struct pfm_pmu_config *pmu;
+	struct pfm_event_set *set0;
+	struct pfarg_create req;
+	unsigned long flags;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!pfm_create_reserved_ok(&req) ||
+	    strnlen(req.create_fmt_name, PFM_NAME_LEN) == PFM_NAME_LEN)
+		return -EINVAL;
+	/* No sampling format is registered yet. */
+	if (req.create_fmt_name[0])
+		return -ENOENT;
+	if (req.create_fmt_arg || req.create_fmt_arg_size)
+		return -EINVAL;
+
+	pmu = pfm_pmu_get();
+	if (!pmu) {
+		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
+		return -ENODEV;
+	}
+	set0 = pfm_event_set_alloc(pmu, 0);
+	if (!set0) {
+		ret = -ENOMEM;
+		goto put_pmu;
+	}
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	ret = __pfm_create_context(ctx, &req.ctx, pmu, set0);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	if (!ret)
+		return 0;
+
+	pfm_event_set_free(set0);
+put_pmu:
+	pfm_pmu_put(pmu);
+	return ret;
+}
+
+/*
+ * Array calls: copy the array in, work on it, copy it back out (also on
+ * -EINVAL, so that the caller sees which entry was refused and why).
+ */
+static void *pfm_array_in(void __user *uarg, size_t esize,
+			  struct pfarg_array *arr)
+{
+	if (copy_from_user(arr, uarg, sizeof(*arr)))
+		return ERR_PTR(-EFAULT);
+	if (arr->arr_reserved || !arr->arr_count ||
+	    arr->arr_count > PFM_MAX_ARRAY)
+		return ERR_PTR(-EINVAL);
+	return vmemdup_user(u64_to_user_ptr(arr->arr_ptr),
+			    array_size(arr->arr_count, esize));
+}
+
+static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
+			  void *req, long ret)
+{
+	if ((!ret || ret == -EINVAL) &&
+	    copy_to_user(u64_to_user_ptr(arr->arr_ptr), req,
+			 array_size(arr->arr_count, esize)))
+		ret = -EFAULT;
+	kvfree(req);
+	return ret;
+}
+
+typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
+			    unsigned int count);
+
+/* An array call on a context: @fn runs under the context lock. */
+static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
+			    size_t esize, pfm_array_fn fn)
+{
+	struct pfarg_array arr;
+	unsigned long flags;
+	void *req;
+	int ret;
+
+	req = pfm_array_in(uarg, esize, &arr);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	ret = fn(ctx, req, arr.arr_count);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+
+	return pfm_array_out(&arr, esize, req, ret);
+}
+
+static int pfm_array_write_pmcs(struct pfm_context *ctx, void *req,
+				unsigned int count)
+{
+	return __pfm_write_pmcs(ctx, req, count);
+}
+
+static int pfm_array_write_pmds(struct pfm_context *ctx, void *req,
+				unsigned int count)
+{
+	return __pfm_write_pmds(ctx, req, count);
+}
+
+static int pfm_array_read_pmds(struct pfm_context *ctx, void *req,
+			       unsigned int count)
+{
+	return __pfm_read_pmds(ctx, req, count);
+}
+
+static long pfm_ioctl_pmu_info(void __user *uarg)
+{
+	struct pfarg_pmu_info info;
+	int ret;
+
+	ret = pfm_pmu_info(&info);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/* Register introspection needs no context, so no lock. */
+static long pfm_ioctl_reg_info(void __user *uarg)
+{
+	const size_t esize = sizeof(struct pfarg_reg_info);
+	struct pfarg_array arr;
+	void *req;
+
+	req = pfm_array_in(uarg, esize, &arr);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	return pfm_array_out(&arr, esize, req,
+			     pfm_pmu_reg_info(req, arr.arr_count));
+}
+
 static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
+	struct pfm_context *ctx = filp->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case PFM_GET_VERSION:
 		return pfm_ioctl_version(uarg);
+	case PFM_GET_PMU_INFO:
+		return pfm_ioctl_pmu_info(uarg);
+	case PFM_GET_REG_INFO:
+		return pfm_ioctl_reg_info(uarg);
+	case PFM_CREATE_CONTEXT:
+		return pfm_ioctl_create(ctx, uarg);
+	case PFM_WRITE_PMCS:
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmc),
+				       pfm_array_write_pmcs);
+	case PFM_WRITE_PMDS:
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
+				       pfm_array_write_pmds);
+	case PFM_READ_PMDS:
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
+				       pfm_array_read_pmds);
 	default:
 		return -ENOTTY;
 	}

@@ -18,7 +18,7 @@ static int __init pfm_init(void)
 		return ret;
 
 	pr_info("loaded: /dev/perfmon ready, ABI %u.%u\n",
-		PFM_VERSION_MAJOR, PFM_VERSION_MINOR);
+		PFM_VERSION_MAJ, PFM_VERSION_MIN);
 	return 0;
 }
 

@@ -3,10 +3,15 @@
  * perfmon user ABI: the ioctls of /dev/perfmon and their argument
  * structures.  One open file of /dev/perfmon is one monitoring context.
  *
+ * The structure, field, flag and constant names are those of perfmon2
+ * v2.8x, so that perfmon2 programs build unchanged against this header
+ * (through the user library's <perfmon/perfmon.h>).
+ *
  * Every structure has a fixed layout, identical for 32-bit and 64-bit
- * callers: fixed-width types, explicit padding, pointers as __u64.
- * Reserved fields must be zero on input (else -EINVAL) and are zero on
- * output, so that they can be given a meaning later.
+ * callers: fixed-width types, explicit padding, every __u64 at an 8-byte
+ * offset, pointers passed as __u64.  Reserved fields must be zero on
+ * input (else -EINVAL) and are zero on output, so that they can be given
+ * a meaning later.  Documentation/uapi.rst describes every call.
  */
 #ifndef _UAPI_LINUX_PERFMON_H
 #define _UAPI_LINUX_PERFMON_H
@@ -16,22 +21,245 @@
 
 /*
  * ABI version.  The major number changes only on an incompatible change;
- * the minor number grows with each addition.  2.8x was perfmon2's last
- * series; 2.90 is the first of this implementation.
+ * the minor number grows with each addition.  perfmon2's last series was
+ * 2.8x; 2.90 is the first of this implementation.
  */
-#define PFM_VERSION_MAJOR	2U
-#define PFM_VERSION_MINOR	90U
-#define PFM_VERSION		((PFM_VERSION_MAJOR << 16) | PFM_VERSION_MINOR)
-#define PFM_VERSION_MAJOR_OF(v)	(((v) >> 16) & 0xffff)
-#define PFM_VERSION_MINOR_OF(v)	((v) & 0xffff)
+#define PFM_VERSION_MAJ		2U
+#define PFM_VERSION_MIN		90U
+#define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
+				 (PFM_VERSION_MIN & 0xffff))
+#define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
+#define PFM_VERSION_MINOR(x)	((x) & 0xffff)
+
+/*
+ * Register numbers are below these limits on every architecture, so that
+ * the bit vectors below have one size everywhere.
+ */
+#define PFM_MAX_PMCS		256
+#define PFM_MAX_PMDS		256
+#define PFM_BVSIZE(x)		(((x) + 63) / 64)
+#define PFM_PMC_BV		PFM_BVSIZE(PFM_MAX_PMCS)
+#define PFM_PMD_BV		PFM_BVSIZE(PFM_MAX_PMDS)
+
+/* Event sets: set 0 always exists. */
+#define PFM_MAX_EVTSETS		65536
+
+/* Length of PMU, register and sampling-format names, NUL included. */
+#define PFM_NAME_LEN		32
+
+/*
+ * Context flags (pfarg_ctx.ctx_flags).
+ * bits[0-15]: generic, bits[16-31]: PMU-specific.
+ */
+#define PFM_FL_NOTIFY_BLOCK	0x01	/* monitored thread waits on notification */
+#define PFM_FL_SYSTEM_WIDE	0x02	/* monitor one CPU, not one thread */
+#define PFM_FL_OVFL_NO_MSG	0x80	/* wake up on overflow, queue no message */
+
+/*
+ * Register flags (reg_flags of pfarg_pmc and pfarg_pmd).
+ * bits[0-15]: generic input flags, bits[16-23]: PMU-specific input flags,
+ * bits[24-31]: returned error flags (PFM_REG_RETFL_*).
+ */
+#define PFM_REGFL_OVFL_NOTIFY	0x1	/* PMD: notify on overflow */
+#define PFM_REGFL_RANDOM	0x2	/* PMD: randomize the reset value */
+#define PFM_REGFL_NO_EMUL64	0x4	/* PMC: no 64-bit virtualization of its PMD */
+
+/*
+ * Returned in reg_flags (and set_flags of pfarg_setdesc) of the entry of
+ * an array that was refused; the call then fails with -EINVAL (or the
+ * errno documented for the flag) and no entry of the array is applied.
+ */
+#define PFM_REG_RETFL_NOTAVAIL	(1U << 31) /* register not implemented or not available */
+#define PFM_REG_RETFL_EINVAL	(1U << 30) /* value refused (reserved bits, PMU check) */
+#define PFM_REG_RETFL_NOSET	(1U << 29) /* no such event set */
+#define PFM_REG_RETFL_EFLAGS	(1U << 28) /* unknown flag or non-zero reserved field */
+#define PFM_REG_RETFL_UNUSED	(1U << 27) /* PMD read before it was written */
+#define PFM_REG_RETFL_DUP	(1U << 26) /* set created twice in one call */
+#define PFM_REG_RETFL_MASK	(0xffU << 24)
+
+/* Event set flags (pfarg_setdesc.set_flags). */
+#define PFM_SETFL_OVFL_SWITCH	0x01	/* switch after reg_ovfl_switch_cnt overflows */
+#define PFM_SETFL_TIME_SWITCH	0x02	/* switch after set_timeout ns */
+
+/**
+ * struct pfarg_ctx - context description, argument of pfm_create_context()
+ * @ctx_flags: PFM_FL_*
+ * @ctx_reserved1: zero
+ * @ctx_reserved2: zero
+ */
+struct pfarg_ctx {
+	__u32 ctx_flags;
+	__u32 ctx_reserved1;
+	__u64 ctx_reserved2[7];
+};
+
+/**
+ * struct pfarg_pmc - one PMC write
+ * @reg_num: PMC index in the PMU description
+ * @reg_set: event set
+ * @reg_flags: PFM_REGFL_* in, PFM_REG_RETFL_* out
+ * @reg_value: value
+ * @reg_reserved2: zero
+ */
+struct pfarg_pmc {
+	__u16 reg_num;
+	__u16 reg_set;
+	__u32 reg_flags;
+	__u64 reg_value;
+	__u64 reg_reserved2[4];
+};
+
+/**
+ * struct pfarg_pmd - one PMD write or read
+ * @reg_num: PMD index in the PMU description
+ * @reg_set: event set
+ * @reg_flags: PFM_REGFL_* in, PFM_REG_RETFL_* out
+ * @reg_value: value written, or 64-bit value read
+ * @reg_long_reset: value reloaded on restart after a notification
+ * @reg_short_reset: value reloaded after an overflow with no notification
+ * @reg_last_reset_val: out: the value last reloaded
+ * @reg_ovfl_switch_cnt: overflows before the set switches
+ *                       (PFM_SETFL_OVFL_SWITCH); out: overflows left
+ * @reg_reset_pmds: PMDs reset when this one overflows
+ * @reg_smpl_pmds: PMDs recorded in a sample when this one overflows
+ * @reg_smpl_eventid: opaque id recorded with samples
+ * @reg_random_mask: bits of the reset value randomized (PFM_REGFL_RANDOM)
+ * @reg_random_seed: obsolete in perfmon2; must be zero
+ * @reg_reserved2: zero
+ */
+struct pfarg_pmd {
+	__u16 reg_num;
+	__u16 reg_set;
+	__u32 reg_flags;
+	__u64 reg_value;
+	__u64 reg_long_reset;
+	__u64 reg_short_reset;
+	__u64 reg_last_reset_val;
+	__u64 reg_ovfl_switch_cnt;
+	__u64 reg_reset_pmds[PFM_PMD_BV];
+	__u64 reg_smpl_pmds[PFM_PMD_BV];
+	__u64 reg_smpl_eventid;
+	__u64 reg_random_mask;
+	__u32 reg_random_seed;
+	__u32 reg_reserved2[7];
+};
+
+/**
+ * struct pfarg_start - argument of pfm_start()
+ * @start_set: event set to start with
+ * @start_reserved1: zero
+ * @start_reserved2: zero
+ * @reserved3: zero
+ */
+struct pfarg_start {
+	__u16 start_set;
+	__u16 start_reserved1;
+	__u32 start_reserved2;
+	__u64 reserved3[3];
+};
+
+/**
+ * struct pfarg_load - argument of pfm_load_context()
+ * @load_pid: thread id to monitor, or the CPU for a system-wide context
+ * @load_set: event set to activate first
+ * @load_reserved1: zero
+ * @load_reserved2: zero
+ */
+struct pfarg_load {
+	__u32 load_pid;
+	__u16 load_set;
+	__u16 load_reserved1;
+	__u64 load_reserved2[3];
+};
+
+/**
+ * struct pfarg_setdesc - event set creation or deletion
+ * @set_id: set number, below PFM_MAX_EVTSETS
+ * @set_reserved1: zero
+ * @set_flags: PFM_SETFL_* in, PFM_REG_RETFL_* out
+ * @set_timeout: switch timeout in ns (PFM_SETFL_TIME_SWITCH); out: the
+ *               timeout in effect, rounded to the timer's resolution
+ * @reserved: zero
+ */
+struct pfarg_setdesc {
+	__u16 set_id;
+	__u16 set_reserved1;
+	__u32 set_flags;
+	__u64 set_timeout;
+	__u64 reserved[6];
+};
+
+/**
+ * struct pfarg_setinfo - event set state, argument of pfm_getinfo_evtsets()
+ * @set_id: set number (in)
+ * @set_reserved1: zero
+ * @set_flags: out: PFM_SETFL_*
+ * @set_ovfl_pmds: out: PMDs that overflowed last
+ * @set_runs: out: times the set was activated
+ * @set_timeout: out: effective timeout, or time left when active (ns)
+ * @set_act_duration: out: total time the set was active (ns)
+ * @set_avail_pmcs: out: PMCs usable in this set
+ * @set_avail_pmds: out: PMDs usable in this set
+ * @set_reserved3: zero
+ */
+struct pfarg_setinfo {
+	__u16 set_id;
+	__u16 set_reserved1;
+	__u32 set_flags;
+	__u64 set_ovfl_pmds[PFM_PMD_BV];
+	__u64 set_runs;
+	__u64 set_timeout;
+	__u64 set_act_duration;
+	__u64 set_avail_pmcs[PFM_PMC_BV];
+	__u64 set_avail_pmds[PFM_PMD_BV];
+	__u64 set_reserved3[6];
+};
+
+/* Message types. */
+#define PFM_MSG_OVFL	1	/* a counter overflowed */
+#define PFM_MSG_END	2	/* the monitored thread ended */
+
+/**
+ * struct pfarg_ovfl_msg - overflow (or end) notification
+ * @msg_type: PFM_MSG_OVFL or PFM_MSG_END
+ * @msg_ovfl_pid: process id of the monitored thread
+ * @msg_active_set: event set active at the overflow
+ * @msg_ovfl_cpu: CPU of the overflow
+ * @msg_ovfl_tid: thread id of the monitored thread
+ * @msg_ovfl_ip: instruction pointer at the overflow (0 if not visible)
+ * @msg_ovfl_pmds: PMDs that overflowed
+ */
+struct pfarg_ovfl_msg {
+	__u32 msg_type;
+	__u32 msg_ovfl_pid;
+	__u16 msg_active_set;
+	__u16 msg_ovfl_cpu;
+	__u32 msg_ovfl_tid;
+	__u64 msg_ovfl_ip;
+	__u64 msg_ovfl_pmds[PFM_PMD_BV];
+};
+
+/**
+ * union pfarg_msg - what read() of a context returns, one at a time
+ * @type: PFM_MSG_*
+ * @pfm_ovfl_msg: the message
+ */
+union pfarg_msg {
+	__u32 type;
+	struct pfarg_ovfl_msg pfm_ovfl_msg;
+};
+
+/* ------------------------------------------------------------------ */
+/* ioctl transport (the user library hides it)                         */
+/* ------------------------------------------------------------------ */
 
 /* ioctl type byte, unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define PFM_IOC_MAGIC		0xF7
 
 /**
  * struct pfarg_version - answer of PFM_GET_VERSION
- * @ver_major: PFM_VERSION_MAJOR of the loaded module
- * @ver_minor: PFM_VERSION_MINOR of the loaded module
+ * @ver_major: PFM_VERSION_MAJ of the loaded module
+ * @ver_minor: PFM_VERSION_MIN of the loaded module
  * @ver_reserved: zero
  */
 struct pfarg_version {
@@ -40,6 +268,115 @@ struct pfarg_version {
 	__u64 ver_reserved[3];
 };
 
+/**
+ * struct pfarg_create - argument of PFM_CREATE_CONTEXT
+ * @ctx: the context description
+ * @create_fmt_name: sampling format name, NUL-terminated, or empty for none
+ * @create_fmt_arg: user pointer to the format's argument, or 0
+ * @create_fmt_arg_size: its size in bytes
+ * @create_reserved1: zero
+ * @create_reserved2: zero
+ */
+struct pfarg_create {
+	struct pfarg_ctx ctx;
+	char create_fmt_name[PFM_NAME_LEN];
+	__u64 create_fmt_arg;
+	__u32 create_fmt_arg_size;
+	__u32 create_reserved1;
+	__u64 create_reserved2[2];
+};
+
+/**
+ * struct pfarg_array - an array argument (registers, sets, register info)
+ * @arr_ptr: user pointer to the first element
+ * @arr_count: number of elements, 1 to PFM_MAX_ARRAY
+ * @arr_reserved: zero
+ */
+struct pfarg_array {
+	__u64 arr_ptr;
+	__u32 arr_count;
+	__u32 arr_reserved;
+};
+
+/* Most elements one array call takes. */
+#define PFM_MAX_ARRAY		1024
+
+/**
+ * struct pfarg_pmu_info - answer of PFM_GET_PMU_INFO
+ * @pmu_name: name of the registered PMU description
+ * @pmu_counter_width: bits of a hardware counter
+ * @pmu_num_pmcs: PMCs implemented
+ * @pmu_num_pmds: PMDs implemented
+ * @pmu_max_pmc: highest PMC index plus one
+ * @pmu_max_pmd: highest PMD index plus one
+ * @pmu_flags: zero for now
+ * @pmu_impl_pmcs: implemented PMCs
+ * @pmu_impl_pmds: implemented PMDs
+ * @pmu_reserved: zero
+ */
+struct pfarg_pmu_info {
+	char pmu_name[PFM_NAME_LEN];
+	__u32 pmu_counter_width;
+	__u16 pmu_num_pmcs;
+	__u16 pmu_num_pmds;
+	__u16 pmu_max_pmc;
+	__u16 pmu_max_pmd;
+	__u32 pmu_flags;
+	__u64 pmu_impl_pmcs[PFM_PMC_BV];
+	__u64 pmu_impl_pmds[PFM_PMD_BV];
+	__u64 pmu_reserved[4];
+};
+
+/* Register kinds (pfarg_reg_info.info_kind). */
+#define PFM_REG_KIND_PMC	1
+#define PFM_REG_KIND_PMD	2
+
+/* Register type bits (pfarg_reg_info.info_type). */
+#define PFM_REGT_IMPL		0x01	/* implemented */
+#define PFM_REGT_CNTR		0x02	/* PMD: a counter, virtualized to 64 bits */
+#define PFM_REGT_RO		0x04	/* read-only */
+#define PFM_REGT_INTR		0x08	/* PMD: can raise an overflow interrupt */
+#define PFM_REGT_NOSAVE		0x10	/* not saved on context switch */
+
+/**
+ * struct pfarg_reg_info - one register's description (PFM_GET_REG_INFO)
+ * @info_num: register index (in)
+ * @info_kind: PFM_REG_KIND_PMC or PFM_REG_KIND_PMD (in)
+ * @info_flags: out: PFM_REG_RETFL_NOTAVAIL when not implemented
+ * @info_type: out: PFM_REGT_*
+ * @info_dfl_val: out: default value (PMC)
+ * @info_rsvd_msk: out: bits that must be written as zero (PMC)
+ * @info_hw_addr: out: hardware address (MSR, system register encoding)
+ * @info_name: out: register name
+ * @info_reserved: zero
+ */
+struct pfarg_reg_info {
+	__u16 info_num;
+	__u16 info_kind;
+	__u32 info_flags;
+	__u32 info_type;
+	__u32 info_reserved1;
+	__u64 info_dfl_val;
+	__u64 info_rsvd_msk;
+	__u64 info_hw_addr;
+	char info_name[PFM_NAME_LEN];
+	__u64 info_reserved[2];
+};
+
 #define PFM_GET_VERSION		_IOR(PFM_IOC_MAGIC, 0x00, struct pfarg_version)
+#define PFM_CREATE_CONTEXT	_IOW(PFM_IOC_MAGIC, 0x01, struct pfarg_create)
+#define PFM_WRITE_PMCS		_IOW(PFM_IOC_MAGIC, 0x02, struct pfarg_array)
+#define PFM_WRITE_PMDS		_IOW(PFM_IOC_MAGIC, 0x03, struct pfarg_array)
+#define PFM_READ_PMDS		_IOW(PFM_IOC_MAGIC, 0x04, struct pfarg_array)
+#define PFM_LOAD_CONTEXT	_IOW(PFM_IOC_MAGIC, 0x05, struct pfarg_load)
+#define PFM_START		_IOW(PFM_IOC_MAGIC, 0x06, struct pfarg_start)
+#define PFM_STOP		_IO(PFM_IOC_MAGIC, 0x07)
+#define PFM_RESTART		_IO(PFM_IOC_MAGIC, 0x08)
+#define PFM_CREATE_EVTSETS	_IOW(PFM_IOC_MAGIC, 0x09, struct pfarg_array)
+#define PFM_DELETE_EVTSETS	_IOW(PFM_IOC_MAGIC, 0x0a, struct pfarg_array)
+#define PFM_GETINFO_EVTSETS	_IOW(PFM_IOC_MAGIC, 0x0b, struct pfarg_array)
+#define PFM_UNLOAD_CONTEXT	_IO(PFM_IOC_MAGIC, 0x0c)
+#define PFM_GET_PMU_INFO	_IOR(PFM_IOC_MAGIC, 0x10, struct pfarg_pmu_info)
+#define PFM_GET_REG_INFO	_IOW(PFM_IOC_MAGIC, 0x11, struct pfarg_array)
 
 #endif /* _UAPI_LINUX_PERFMON_H */

@@ -45,8 +45,8 @@ TEST_F(dev, version_matches_header)
 
 	memset(&ver, 0xa5, sizeof(ver));
 	ASSERT_EQ(0, ioctl(self->fd, PFM_GET_VERSION, &ver));
-	EXPECT_EQ(PFM_VERSION_MAJOR, ver.ver_major);
-	EXPECT_EQ(PFM_VERSION_MINOR, ver.ver_minor);
+	EXPECT_EQ(PFM_VERSION_MAJ, ver.ver_major);
+	EXPECT_EQ(PFM_VERSION_MIN, ver.ver_minor);
 	for (i = 0; i < ARRAY_SIZE(ver.ver_reserved); i++)
 		EXPECT_EQ(0, ver.ver_reserved[i]);
 }

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registration of PMU descriptions and their introspection.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "perfmon.h"
+
+/* Guards pfm_pmu: registration, unregistration and context binding. */
+static DEFINE_MUTEX(pfm_pmu_mutex);
+static struct pfm_pmu_config *pfm_pmu;
+
+static bool pfm_regmap_valid(const struct pfm_regmap_desc *d, u16 n,
+			     const char *kind)
+{
+	u16 i;
+
+	for (i = 0; i < n; i++) {
+		if (!(d[i].type & PFM_REGT_IMPL))
+			continue;
+		if (!d[i].name || strlen(d[i].name) >= PFM_NAME_LEN) {
+			pr_err("%s%u: missing or too long name\n", kind, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Derive the bitmaps and counts the core uses from the tables. */
+static void pfm_pmu_derive(struct pfm_pmu_config *pmu)
+{
+	u16 i;
+
+	bitmap_zero(pmu->impl_pmcs, PFM_MAX_PMCS);
+	bitmap_zero(pmu->impl_pmds, PFM_MAX_PMDS);
+	bitmap_zero(pmu->cnt_pmds, PFM_MAX_PMDS);
+	pmu->max_pmc = 0;
+	pmu->max_pmd = 0;
+	for (i = 0; i < pmu->num_pmc_entries; i++) {
+		if (pmu->pmc_desc[i].type & PFM_REGT_IMPL) {
+			__set_bit(i, pmu->impl_pmcs);
+			pmu->max_pmc = i + 1;
+		}
+	}
+	for (i = 0; i < pmu->num_pmd_entries; i++) {
+		if (!(pmu->pmd_desc[i].type & PFM_REGT_IMPL))
+			continue;
+		__set_bit(i, pmu->impl_pmds);
+		if (pmu->pmd_desc[i].type & PFM_REGT_CNTR)
+			__set_bit(i, pmu->cnt_pmds);
+		pmu->max_pmd = i + 1;
+	}
+	pmu->num_pmcs = bitmap_weight(pmu->impl_pmcs, PFM_MAX_PMCS);
+	pmu->num_pmds = bitmap_weight(pmu->impl_pmds, PFM_MAX_PMDS);
+	pmu->ovfl_mask = GENMASK_ULL(pmu->counter_width - 1, 0);
+}
+
+/**
+ * pfm_pmu_register() - make a PMU description the one the core uses
+ * @pmu: the description; the core fills its derived fields
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a malformed description; -EBUSY when another
+ * description is registered.
+ */
+int pfm_pmu_register(struct pfm_pmu_config *pmu)
+{
+	int ret = 0;
+
+	if (!pmu->pmu_name || strlen(pmu->pmu_name) >= PFM_NAME_LEN ||
+	    !pmu->counter_width || pmu->counter_width > 64 ||
+	    pmu->num_pmc_entries > PFM_MAX_PMCS ||
+	    pmu->num_pmd_entries > PFM_MAX_PMDS ||
+	    !pfm_regmap_valid(pmu->pmc_desc, pmu->num_pmc_entries, "PMC") ||
+	    !pfm_regmap_valid(pmu->pmd_desc, pmu->num_pmd_entries, "PMD")) {
+		pr_err("refusing malformed PMU description\n");
+		return -EINVAL;
+	}
+
+	mutex_lock(&pfm_pmu_mutex);
+	if (pfm_pmu) {
+		pr_err("cannot register PMU %s: %s is registered; unload its module first\n",
+		       pmu->pmu_name, pfm_pmu->pmu_name);
+		ret = -EBUSY;
+	} else {
+		pfm_pmu_derive(pmu);
+		pfm_pmu = pmu;
+		pr_info("PMU %s registered: %u PMCs, %u PMDs, %u-bit counters\n",
+			pmu->pmu_name, pmu->num_pmcs, pmu->num_pmds,
+			pmu->counter_width);
+	}
+	mutex_unlock(&pfm_pmu_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(pfm_pmu_register);
+
+/**
+ * pfm_pmu_unregister() - withdraw a PMU description
+ * @pmu: the description passed to pfm_pmu_register()
+ *
+ * Contexts hold a reference on the description's module, so this runs
+ * only once no context uses it.
+ *
+ * Context: process context; may sleep.
+ */
+void pfm_pmu_unregister(struct pfm_pmu_config *pmu)
+{
+	mutex_lock(&pfm_pmu_mutex);
+	if (pfm_pmu == pmu) {
+		pfm_pmu = NULL;
+		pr_info("PMU %s unregistered\n", pmu->pmu_name);
+	}
+	mutex_unlock(&pfm_pmu_mutex);
+}
+EXPORT_SYMBOL_GPL(pfm_pmu_unregister);
+
+/**
+ * pfm_pmu_get() - take a reference on the registered description
+ *
+ * Return: the description, or NULL when none is registered (or its module
+ * is going away).
+ */
+struct pfm_pmu_config *pfm_pmu_get(void)
+{
+	struct pfm_pmu_config *pmu;
+
+	mutex_lock(&pfm_pmu_mutex);
+	pmu = pfm_pmu;
+	if (pmu && !try_module_get(pmu->owner))
+		pmu = NULL;
+	mutex_unlock(&pfm_pmu_mutex);
+	return pmu;
+}
+
+void pfm_pmu_put(struct pfm_pmu_config *pmu)
+{
+	module_put(pmu->owner);
+}
+
+/* Fill @info from the registered description; -ENODEV when none. */
+int pfm_pmu_info(struct pfarg_pmu_info *info)
+{
+	struct pfm_pmu_config *pmu = pfm_pmu_get();
+
+	if (!pmu)
+		return -ENODEV;
+	memset(info, 0, sizeof(*info));
+	strscpy(info->pmu_name, pmu->pmu_name, sizeof(info->pmu_name));
+	info->pmu_counter_width = pmu->counter_width;
+	info->pmu_num_pmcs = pmu->num_pmcs;
+	info->pmu_num_pmds = pmu->num_pmds;
+	info->pmu_max_pmc = pmu->max_pmc;
+	info->pmu_max_pmd = pmu->max_pmd;
+	bitmap_to_arr64(info->pmu_impl_pmcs, pmu->impl_pmcs, PFM_MAX_PMCS);
+	bitmap_to_arr64(info->pmu_impl_pmds, pmu->impl_pmds, PFM_MAX_PMDS);
+	pfm_pmu_put(pmu);
+	return 0;
+}
+
+static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
+			    struct pfarg_reg_info *r)
+{
+	const struct pfm_regmap_desc *d = NULL;
+
+	if (r->info_flags || r->info_reserved1 || r->info_reserved[0] ||
+	    r->info_reserved[1]) {
+		r->info_flags = PFM_REG_RETFL_EFLAGS;
+		return -EINVAL;
+	}
+	switch (r->info_kind) {
+	case PFM_REG_KIND_PMC:
+		if (r->info_num < pmu->max_pmc)
+			d = &pmu->pmc_desc[r->info_num];
+		break;
+	case PFM_REG_KIND_PMD:
+		if (r->info_num < pmu->max_pmd)
+			d = &pmu->pmd_desc[r->info_num];
+		break;
+	default:
+		r->info_flags = PFM_REG_RETFL_EINVAL;
+		return -EINVAL;
+	}
+
+	/* An unimplemented register is an answer, not an error. */
+	if (!d || !(d->type & PFM_REGT_IMPL)) {
+		r->info_flags = PFM_REG_RETFL_NOTAVAIL;
+		r->info_type = 0;
+		return 0;
+	}
+	r->info_type = d->type;
+	r->info_dfl_val = d->dfl_val;
+	r->info_rsvd_msk = d->rsvd_msk;
+	r->info_hw_addr = d->hw_addr;
+	strscpy(r->info_name, d->name, sizeof(r->info_name));
+	return 0;
+}
+
+/*
+ * Describe @count registers of the registered description.  Every entry
+ * is answered; a malformed entry gets its error flag and the call
+ * returns -EINVAL.
+ */
+int pfm_pmu_reg_info(struct pfarg_reg_info *req, unsigned int count)
+{
+	struct pfm_pmu_config *pmu = pfm_pmu_get();
+	unsigned int i;
+	int ret = 0;
+
+	if (!pmu)
+		return -ENODEV;
+	for (i = 0; i < count; i++) {
+		if (pfm_reg_info_one(pmu, &req[i]))
+			ret = -EINVAL;
+	}
+	pfm_pmu_put(pmu);
+	return ret;
+}

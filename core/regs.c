@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PMC and PMD programming: every entry of an array is checked against
+ * the PMU description before any is applied, so a refused entry leaves
+ * the context as it was.  The refused entry carries PFM_REG_RETFL_* in
+ * its reg_flags.
+ */
+#include <linux/bitmap.h>
+#include <linux/lockdep.h>
+
+#include "perfmon.h"
+
+/* States in which registers may be written and read. */
+static int pfm_check_regs_state(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	switch (ctx->state) {
+	case PFM_CTX_NEW:
+		return -EBADFD;
+	case PFM_CTX_UNLOADED:
+		return 0;
+	default:
+		/* Writes to loaded contexts come with PFM_LOAD_CONTEXT. */
+		return -EBUSY;
+	}
+}
+
+static bool pfm_u64_all_zero(const u64 *v, unsigned int n)
+{
+	while (n--)
+		if (*v++)
+			return false;
+	return true;
+}
+
+static bool pfm_u32_all_zero(const u32 *v, unsigned int n)
+{
+	while (n--)
+		if (*v++)
+			return false;
+	return true;
+}
+
+/* Is every bit of the PFM_PMD_BV vector @v an implemented PMD? */
+static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
+{
+	DECLARE_BITMAP(mask, PFM_MAX_PMDS);
+
+	bitmap_from_arr64(mask, v, PFM_MAX_PMDS);
+	return bitmap_subset(mask, pmu->impl_pmds, PFM_MAX_PMDS);
+}
+
+static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
+			 struct pfm_event_set **setp)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_regmap_desc *d;
+
+	if (!pfm_u64_all_zero(req->reg_reserved2, ARRAY_SIZE(req->reg_reserved2)) ||
+	    (req->reg_flags & ~(PFM_REGFL_NO_EMUL64 | PFM_REG_RETFL_MASK)))
+		return PFM_REG_RETFL_EFLAGS;
+	if (req->reg_num >= pmu->max_pmc ||
+	    !test_bit(req->reg_num, pmu->impl_pmcs))
+		return PFM_REG_RETFL_NOTAVAIL;
+	*setp = pfm_find_set(ctx, req->reg_set);
+	if (!*setp)
+		return PFM_REG_RETFL_NOSET;
+	d = &pmu->pmc_desc[req->reg_num];
+	if ((req->reg_value ^ d->dfl_val) & d->rsvd_msk)
+		return PFM_REG_RETFL_EINVAL;
+	if (pmu->pmc_write_check &&
+	    pmu->pmc_write_check(pmu, req->reg_num, req->reg_value))
+		return PFM_REG_RETFL_EINVAL;
+	return 0;
+}
+
+/**
+ * __pfm_write_pmcs() - program PMCs of event sets
+ * @ctx: the context, locked
+ * @req: the entries; reg_flags of a refused entry gets PFM_REG_RETFL_*
+ * @count: number of entries, at least 1
+ *
+ * Return: 0 when every entry was applied; -EINVAL when one was refused
+ * (none applied); -EBADFD before PFM_CREATE_CONTEXT; -EBUSY when loaded.
+ */
+int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
+		     unsigned int count)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set;
+	unsigned int i;
+	u32 err;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	ret = pfm_check_regs_state(ctx);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < count; i++) {
+		err = pfm_pmc_check(ctx, &req[i], &set);
+		req[i].reg_flags = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) | err;
+		if (err)
+			return -EINVAL;
+	}
+	for (i = 0; i < count; i++) {
+		set = pfm_find_set(ctx, req[i].reg_set);
+		set->pmcs[req[i].reg_num] = req[i].reg_value;
+		__set_bit(req[i].reg_num, set->used_pmcs);
+		__assign_bit(req[i].reg_num, set->no_emul64_pmcs,
+			     req[i].reg_flags & PFM_REGFL_NO_EMUL64);
+	}
+	return 0;
+}
+
+static u32 pfm_pmd_check_common(struct pfm_context *ctx,
+				const struct pfarg_pmd *req,
+				struct pfm_event_set **setp)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu_config *pmu = ctx->pmu;
+
+	if (!pfm_u32_all_zero(req->reg_reserved2, ARRAY_SIZE(req->reg_reserved2)) ||
+	    req->reg_random_seed)
+		return PFM_REG_RETFL_EFLAGS;
+	if (req->reg_num >= pmu->max_pmd ||
+	    !test_bit(req->reg_num, pmu->impl_pmds))
+		return PFM_REG_RETFL_NOTAVAIL;
+	*setp = pfm_find_set(ctx, req->reg_set);
+	if (!*setp)
+		return PFM_REG_RETFL_NOSET;
+	return 0;
+}
+
+static u32 pfm_pmd_write_check(struct pfm_context *ctx,
+			       const struct pfarg_pmd *req,
+			       struct pfm_event_set **setp)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM;
+	bool is_cntr;
+	u32 err;
+
+	if (req->reg_flags & ~(cntr_flags | PFM_REG_RETFL_MASK))
+		return PFM_REG_RETFL_EFLAGS;
+	err = pfm_pmd_check_common(ctx, req, setp);
+	if (err)
+		return err;
+	if (pmu->pmd_desc[req->reg_num].type & PFM_REGT_RO)
+		return PFM_REG_RETFL_NOTAVAIL;
+
+	/* Overflow attributes only make sense on a counter. */
+	is_cntr = test_bit(req->reg_num, pmu->cnt_pmds);
+	if (!is_cntr && ((req->reg_flags & cntr_flags) ||
+			 req->reg_ovfl_switch_cnt || req->reg_random_mask))
+		return PFM_REG_RETFL_EINVAL;
+	if (!pfm_pmd_mask_valid(pmu, req->reg_reset_pmds) ||
+	    !pfm_pmd_mask_valid(pmu, req->reg_smpl_pmds))
+		return PFM_REG_RETFL_EINVAL;
+	return 0;
+}
+
+static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req)
+{
+	struct pfm_pmd *pmd = &set->pmds[req->reg_num];
+
+	pmd->value = req->reg_value;
+	pmd->lval = req->reg_value;
+	pmd->long_reset = req->reg_long_reset;
+	pmd->short_reset = req->reg_short_reset;
+	memcpy(pmd->reset_pmds, req->reg_reset_pmds, sizeof(pmd->reset_pmds));
+	memcpy(pmd->smpl_pmds, req->reg_smpl_pmds, sizeof(pmd->smpl_pmds));
+	pmd->eventid = req->reg_smpl_eventid;
+	pmd->random_mask = req->reg_random_mask;
+	pmd->ovflsw_thres = req->reg_ovfl_switch_cnt;
+	pmd->ovflsw_left = req->reg_ovfl_switch_cnt;
+	pmd->flags = req->reg_flags & ~PFM_REG_RETFL_MASK;
+	__set_bit(req->reg_num, set->used_pmds);
+}
+
+/**
+ * __pfm_write_pmds() - set PMD values and overflow attributes
+ * @ctx: the context, locked
+ * @req: the entries; reg_flags of a refused entry gets PFM_REG_RETFL_*
+ * @count: number of entries, at least 1
+ *
+ * Return: as __pfm_write_pmcs().
+ */
+int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		     unsigned int count)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set;
+	unsigned int i;
+	u32 err;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	ret = pfm_check_regs_state(ctx);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < count; i++) {
+		err = pfm_pmd_write_check(ctx, &req[i], &set);
+		req[i].reg_flags = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) | err;
+		if (err)
+			return -EINVAL;
+	}
+	for (i = 0; i < count; i++)
+		pfm_pmd_apply(pfm_find_set(ctx, req[i].reg_set), &req[i]);
+	return 0;
+}
+
+/**
+ * __pfm_read_pmds() - read PMD values
+ * @ctx: the context, locked
+ * @req: the entries; each valid one gets reg_value (64-bit),
+ *       reg_last_reset_val and reg_ovfl_switch_cnt (overflows left)
+ * @count: number of entries, at least 1
+ *
+ * A PMD that was never written in its set is refused with
+ * PFM_REG_RETFL_UNUSED: its value would mean nothing.
+ *
+ * Return: 0; -EINVAL when an entry was refused (the others are still
+ * answered); -EBADFD before PFM_CREATE_CONTEXT; -EBUSY when loaded.
+ */
+int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		    unsigned int count)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set;
+	struct pfm_pmd *pmd;
+	unsigned int i;
+	int ret;
+	u32 err;
+
+	lockdep_assert_held(&ctx->lock);
+	ret = pfm_check_regs_state(ctx);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < count; i++) {
+		err = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) ?
+		      PFM_REG_RETFL_EFLAGS :
+		      pfm_pmd_check_common(ctx, &req[i], &set);
+		if (!err && !test_bit(req[i].reg_num, set->used_pmds))
+			err = PFM_REG_RETFL_UNUSED;
+		req[i].reg_flags = err;
+		if (err) {
+			ret = -EINVAL;
+			continue;
+		}
+		pmd = &set->pmds[req[i].reg_num];
+		req[i].reg_value = pmd->value;
+		req[i].reg_last_reset_val = pmd->lval;
+		req[i].reg_ovfl_switch_cnt = pmd->ovflsw_left;
+	}
+	return ret;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PMU descriptions: what a per-architecture module tells the perfmon core
+ * about the PMU it drives.  One description is registered at a time.
+ */
+#ifndef _PERFMON_PMU_H
+#define _PERFMON_PMU_H
+
+#include <linux/bitmap.h>
+#include <linux/types.h>
+#include <uapi/linux/perfmon.h>
+
+struct module;
+
+/**
+ * struct pfm_regmap_desc - one PMC or PMD of a PMU description
+ * @type: PFM_REGT_* bits; a register without PFM_REGT_IMPL does not exist
+ * @name: register name shown to users (at most PFM_NAME_LEN - 1 chars)
+ * @dfl_val: PMC: value after reset; the reserved bits must keep it
+ * @rsvd_msk: PMC: bits that are reserved; a write that changes them from
+ *            @dfl_val is refused
+ * @hw_addr: hardware address (MSR number, system register encoding)
+ */
+struct pfm_regmap_desc {
+	u32 type;
+	const char *name;
+	u64 dfl_val;
+	u64 rsvd_msk;
+	unsigned long hw_addr;
+};
+
+/**
+ * struct pfm_pmu_config - a PMU description
+ * @pmu_name: name shown to users
+ * @owner: module providing the description (THIS_MODULE)
+ * @counter_width: bits implemented by the hardware counters
+ * @pmc_desc: PMC table, indexed by PMC number
+ * @num_pmc_entries: entries in @pmc_desc
+ * @pmd_desc: PMD table, indexed by PMD number
+ * @num_pmd_entries: entries in @pmd_desc
+ * @pmc_write_check: optional check of a PMC value beyond the reserved
+ *                   mask; returns 0 or -EINVAL.  Called with the
+ *                   context lock held; must not sleep.
+ *
+ * Filled by the core at registration (the module leaves them zero):
+ * @impl_pmcs: implemented PMCs
+ * @impl_pmds: implemented PMDs
+ * @cnt_pmds: implemented PMDs that are counters
+ * @num_pmcs: number of implemented PMCs
+ * @num_pmds: number of implemented PMDs
+ * @max_pmc: highest implemented PMC plus one
+ * @max_pmd: highest implemented PMD plus one
+ * @ovfl_mask: mask of the bits a hardware counter implements
+ */
+struct pfm_pmu_config {
+	const char *pmu_name;
+	struct module *owner;
+	unsigned int counter_width;
+	const struct pfm_regmap_desc *pmc_desc;
+	u16 num_pmc_entries;
+	const struct pfm_regmap_desc *pmd_desc;
+	u16 num_pmd_entries;
+	int (*pmc_write_check)(const struct pfm_pmu_config *pmu, u16 cnum,
+			       u64 value);
+
+	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
+	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
+	DECLARE_BITMAP(cnt_pmds, PFM_MAX_PMDS);
+	u16 num_pmcs;
+	u16 num_pmds;
+	u16 max_pmc;
+	u16 max_pmd;
+	u64 ovfl_mask;
+};
+
+/* Helpers for const description tables. */
+#define PFM_PMC_D(_name, _dfl, _rsvd, _addr) {		\
+	.type = PFM_REGT_IMPL, .name = (_name),		\
+	.dfl_val = (_dfl), .rsvd_msk = (_rsvd), .hw_addr = (_addr) }
+#define PFM_PMD_D(_type, _name, _addr) {		\
+	.type = PFM_REGT_IMPL | (_type), .name = (_name), .hw_addr = (_addr) }
+
+int pfm_pmu_register(struct pfm_pmu_config *pmu);
+void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
+
+#endif /* _PERFMON_PMU_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Context creation, PMU introspection and PMC/PMD programming against
+ * the software PMU description (pfm_soft): every refused input, with its
+ * errno and the per-entry error flag.
+ */
+#include "pfm_test.h"
+#include "kselftest_harness.h"
+
+#define SOFT_EV_TASK_CLOCK	1
+#define SOFT_EVTSEL_INT		0x100
+
+FIXTURE(ctx) {
+	int fd;
+};
+
+FIXTURE_SETUP(ctx)
+{
+	self->fd = pfm_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pfm_create(self->fd, 0));
+}
+
+FIXTURE_TEARDOWN(ctx)
+{
+	close(self->fd);
+}
+
+static void pmd_init(struct pfarg_pmd *pd, uint16_t num, uint64_t value)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->reg_num = num;
+	pd->reg_value = value;
+}
+
+TEST(pmu_info_describes_soft_pmu)
+{
+	struct pfarg_pmu_info info;
+	int fd = pfm_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_ioctl(fd, PFM_GET_PMU_INFO, &info));
+	EXPECT_STREQ("soft", info.pmu_name);
+	EXPECT_EQ(32, info.pmu_counter_width);
+	EXPECT_EQ(4, info.pmu_num_pmcs);
+	EXPECT_EQ(4, info.pmu_num_pmds);
+	EXPECT_EQ(4, info.pmu_max_pmc);
+	EXPECT_EQ(4, info.pmu_max_pmd);
+	EXPECT_EQ(0xfull, info.pmu_impl_pmcs[0]);
+	EXPECT_EQ(0xfull, info.pmu_impl_pmds[0]);
+	EXPECT_EQ(0, info.pmu_impl_pmds[1]);
+	close(fd);
+}
+
+TEST(reg_info_answers_each_entry)
+{
+	struct pfarg_reg_info ri[3];
+	int fd = pfm_open();
+
+	ASSERT_LE(0, fd);
+	memset(ri, 0, sizeof(ri));
+	ri[0].info_kind = PFM_REG_KIND_PMC;
+	ri[0].info_num = 1;
+	ri[1].info_kind = PFM_REG_KIND_PMD;
+	ri[1].info_num = 3;
+	ri[2].info_kind = PFM_REG_KIND_PMD;
+	ri[2].info_num = 4;	/* not implemented: answered, not refused */
+	ASSERT_EQ(0, pfm_array(fd, PFM_GET_REG_INFO, ri, 3));
+	EXPECT_STREQ("SOFT_EVTSEL1", ri[0].info_name);
+	EXPECT_EQ(PFM_REGT_IMPL, ri[0].info_type);
+	EXPECT_EQ(~0x1ffull, ri[0].info_rsvd_msk);
+	EXPECT_STREQ("SOFT_CTR3", ri[1].info_name);
+	EXPECT_EQ(PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR, ri[1].info_type);
+	EXPECT_EQ(PFM_REG_RETFL_NOTAVAIL, ri[2].info_flags);
+	EXPECT_EQ(0, ri[2].info_type);
+	close(fd);
+}
+
+TEST(reg_info_bad_kind_and_reserved_refused)
+{
+	struct pfarg_reg_info ri[2];
+	int fd = pfm_open();
+
+	ASSERT_LE(0, fd);
+	memset(ri, 0, sizeof(ri));
+	ri[0].info_kind = 7;
+	ri[1].info_kind = PFM_REG_KIND_PMC;
+	ri[1].info_reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, pfm_array(fd, PFM_GET_REG_INFO, ri, 2));
+	EXPECT_EQ(PFM_REG_RETFL_EINVAL, ri[0].info_flags);
+	EXPECT_EQ(PFM_REG_RETFL_EFLAGS, ri[1].info_flags);
+	close(fd);
+}
+
+TEST(calls_before_create_are_ebadfd)
+{
+	struct pfarg_pmd pd;
+	int fd = pfm_open();
+
+	ASSERT_LE(0, fd);
+	pmd_init(&pd, 0, 1);
+	EXPECT_EQ(-EBADFD, pfm_array(fd, PFM_WRITE_PMDS, &pd, 1));
+	EXPECT_EQ(-EBADFD, pfm_array(fd, PFM_READ_PMDS, &pd, 1));
+	close(fd);
+}
+
+TEST(create_refuses_bad_input)
+{
+	struct pfarg_create req;
+	int fd = pfm_open();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, pfm_create(fd, 0x100));	/* unknown flag */
+	EXPECT_EQ(-EINVAL, pfm_create(fd, PFM_FL_SYSTEM_WIDE | PFM_FL_NOTIFY_BLOCK));
+
+	memset(&req, 0, sizeof(req));
+	req.ctx.ctx_reserved2[6] = 1;
+	EXPECT_EQ(-EINVAL, pfm_ioctl(fd, PFM_CREATE_CONTEXT, &req));
+	memset(&req, 0, sizeof(req));
+	req.create_reserved1 = 1;
+	EXPECT_EQ(-EINVAL, pfm_ioctl(fd, PFM_CREATE_CONTEXT, &req));
+	memset(&req, 0, sizeof(req));
+	memset(req.create_fmt_name, 'x', sizeof(req.create_fmt_name));
+	EXPECT_EQ(-EINVAL, pfm_ioctl(fd, PFM_CREATE_CONTEXT, &req));
+	memset(&req, 0, sizeof(req));
+	strcpy(req.create_fmt_name, "no-such-format");
+	EXPECT_EQ(-ENOENT, pfm_ioctl(fd, PFM_CREATE_CONTEXT, &req));
+	memset(&req, 0, sizeof(req));
+	req.create_fmt_arg_size = 8;
+	EXPECT_EQ(-EINVAL, pfm_ioctl(fd, PFM_CREATE_CONTEXT, &req));
+	EXPECT_EQ(-EFAULT, pfm_ioctl(fd, PFM_CREATE_CONTEXT, (void *)8));
+
+	/* Refusals left the context NEW: a good create still works, once. */
+	EXPECT_EQ(0, pfm_create(fd, PFM_FL_SYSTEM_WIDE));
+	EXPECT_EQ(-EBUSY, pfm_create(fd, 0));
+	close(fd);
+}
+
+TEST_F(ctx, write_pmcs_accepts_valid_values)
+{
+	struct pfarg_pmc pc[2];
+
+	memset(pc, 0, sizeof(pc));
+	pc[0].reg_num = 0;
+	pc[0].reg_value = SOFT_EV_TASK_CLOCK;
+	pc[1].reg_num = 3;
+	pc[1].reg_value = SOFT_EV_TASK_CLOCK | SOFT_EVTSEL_INT;
+	pc[1].reg_flags = PFM_REGFL_NO_EMUL64;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMCS, pc, 2));
+	EXPECT_EQ(0, pc[0].reg_flags);
+	EXPECT_EQ(PFM_REGFL_NO_EMUL64, pc[1].reg_flags);
+}
+
+/* Each refused PMC write: errno, then the flag on the refused entry only. */
+TEST_F(ctx, write_pmcs_refusals_flag_the_entry)
+{
+	static const struct {
+		uint16_t num, set;
+		uint32_t flags;
+		uint64_t value, rsvd;
+		uint32_t want;
+	} cases[] = {
+		{ 4, 0, 0, 1, 0, PFM_REG_RETFL_NOTAVAIL },	/* no PMC4 */
+		{ 255, 0, 0, 1, 0, PFM_REG_RETFL_NOTAVAIL },
+		{ 0, 1, 0, 1, 0, PFM_REG_RETFL_NOSET },		/* no set 1 */
+		{ 0, 0, 0, 1ull << 9, 0, PFM_REG_RETFL_EINVAL },	/* reserved bit */
+		{ 0, 0, 0, 1ull << 63, 0, PFM_REG_RETFL_EINVAL },
+		{ 0, 0, 0, 9, 0, PFM_REG_RETFL_EINVAL },	/* unknown event */
+		{ 0, 0, PFM_REGFL_OVFL_NOTIFY, 1, 0, PFM_REG_RETFL_EFLAGS },
+		{ 0, 0, 0, 1, 1, PFM_REG_RETFL_EFLAGS },	/* reserved field */
+	};
+	struct pfarg_pmc pc[2];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(pc, 0, sizeof(pc));
+		pc[0].reg_value = SOFT_EV_TASK_CLOCK;
+		pc[1].reg_num = cases[i].num;
+		pc[1].reg_set = cases[i].set;
+		pc[1].reg_flags = cases[i].flags;
+		pc[1].reg_value = cases[i].value;
+		pc[1].reg_reserved2[3] = cases[i].rsvd;
+		EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMCS, pc, 2))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(0, pc[0].reg_flags) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].want, pc[1].reg_flags & PFM_REG_RETFL_MASK)
+			TH_LOG("case %u", i);
+	}
+}
+
+TEST_F(ctx, pmd_value_round_trips_64_bits)
+{
+	struct pfarg_pmd pd;
+
+	pmd_init(&pd, 2, 0xdeadbeef12345678ull);	/* wider than 32 bits */
+	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM;
+	pd.reg_long_reset = 100;
+	pd.reg_short_reset = 200;
+	pd.reg_random_mask = 0xff;
+	pd.reg_ovfl_switch_cnt = 3;
+	pd.reg_reset_pmds[0] = 0x3;
+	pd.reg_smpl_pmds[0] = 0x8;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1));
+
+	pmd_init(&pd, 2, 0);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_READ_PMDS, &pd, 1));
+	EXPECT_EQ(0xdeadbeef12345678ull, pd.reg_value);
+	EXPECT_EQ(0xdeadbeef12345678ull, pd.reg_last_reset_val);
+	EXPECT_EQ(3, pd.reg_ovfl_switch_cnt);
+	EXPECT_EQ(0, pd.reg_flags);
+}
+
+TEST_F(ctx, read_of_unwritten_pmd_is_refused)
+{
+	struct pfarg_pmd pd[2];
+
+	pmd_init(&pd[0], 0, 42);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 1));
+	pmd_init(&pd[0], 0, 0);
+	pmd_init(&pd[1], 1, 0);
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_READ_PMDS, pd, 2));
+	/* The valid entry is still answered. */
+	EXPECT_EQ(0, pd[0].reg_flags);
+	EXPECT_EQ(42, pd[0].reg_value);
+	EXPECT_EQ(PFM_REG_RETFL_UNUSED, pd[1].reg_flags);
+}
+
+/* A refused entry leaves the whole array unapplied. */
+TEST_F(ctx, refused_pmd_write_applies_nothing)
+{
+	struct pfarg_pmd pd[2];
+
+	pmd_init(&pd[0], 0, 5);
+	pmd_init(&pd[1], 7, 5);	/* no PMD7 */
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 2));
+	EXPECT_EQ(0, pd[0].reg_flags);
+	EXPECT_EQ(PFM_REG_RETFL_NOTAVAIL, pd[1].reg_flags);
+
+	pmd_init(&pd[0], 0, 0);
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_READ_PMDS, pd, 1));
+	EXPECT_EQ(PFM_REG_RETFL_UNUSED, pd[0].reg_flags);
+}
+
+TEST_F(ctx, write_pmds_refusals_flag_the_entry)
+{
+	struct pfarg_pmd pd;
+	unsigned int i;
+
+	for (i = 0; i < 6; i++) {
+		uint32_t want = PFM_REG_RETFL_EFLAGS;
+
+		pmd_init(&pd, 0, 1);
+		switch (i) {
+		case 0:
+			pd.reg_flags = 0x10;			/* unknown flag */
+			break;
+		case 1:
+			pd.reg_random_seed = 1;			/* obsolete */
+			break;
+		case 2:
+			pd.reg_reserved2[6] = 1;
+			break;
+		case 3:
+			pd.reg_reset_pmds[0] = 1ull << 4;	/* no PMD4 */
+			want = PFM_REG_RETFL_EINVAL;
+			break;
+		case 4:
+			pd.reg_smpl_pmds[3] = 1;		/* no PMD192 */
+			want = PFM_REG_RETFL_EINVAL;
+			break;
+		case 5:
+			pd.reg_set = 9;
+			want = PFM_REG_RETFL_NOSET;
+			break;
+		}
+		EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(want, pd.reg_flags & PFM_REG_RETFL_MASK) TH_LOG("case %u", i);
+	}
+}
+
+TEST_F(ctx, array_argument_refusals)
+{
+	struct pfarg_array a;
+	struct pfarg_pmd pd;
+
+	pmd_init(&pd, 0, 1);
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 0));
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, PFM_MAX_ARRAY + 1));
+	EXPECT_EQ(-EFAULT, pfm_array(self->fd, PFM_WRITE_PMDS, (void *)8, 1));
+	memset(&a, 0, sizeof(a));
+	a.arr_ptr = (uintptr_t)&pd;
+	a.arr_count = 1;
+	a.arr_reserved = 1;
+	EXPECT_EQ(-EINVAL, pfm_ioctl(self->fd, PFM_WRITE_PMDS, &a));
+	EXPECT_EQ(-EFAULT, pfm_ioctl(self->fd, PFM_WRITE_PMDS, (void *)8));
+}
+
+TEST_HARNESS_MAIN
