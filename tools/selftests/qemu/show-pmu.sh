@@ -37,5 +37,5 @@ x86_64)
 	;;
 esac
 echo
-echo "No PMU description module is registered yet: perfmon.ko provides the"
-echo "/dev/perfmon front end; the software, PMUv3 and x86 descriptions come next."
+echo "perfmon uses the software PMU (pfm_soft) for now; the PMUv3 and x86"
+echo "descriptions come next."
