@@ -7,6 +7,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
+#include <linux/string.h>
 
 #include "perfmon.h"
 
@@ -25,22 +26,6 @@ static int pfm_check_regs_state(struct pfm_context *ctx)
 	}
 }
 
-static bool pfm_u64_all_zero(const u64 *v, unsigned int n)
-{
-	while (n--)
-		if (*v++)
-			return false;
-	return true;
-}
-
-static bool pfm_u32_all_zero(const u32 *v, unsigned int n)
-{
-	while (n--)
-		if (*v++)
-			return false;
-	return true;
-}
-
 /* Is every bit of the PFM_PMD_BV vector @v an implemented PMD? */
 static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
 {
@@ -57,7 +42,7 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 	const struct pfm_regmap_desc *d;
 
-	if (!pfm_u64_all_zero(req->reg_reserved2, ARRAY_SIZE(req->reg_reserved2)) ||
+	if (memchr_inv(req->reg_reserved2, 0, sizeof(req->reg_reserved2)) ||
 	    (req->reg_flags & ~(PFM_REGFL_NO_EMUL64 | PFM_REG_RETFL_MASK)))
 		return PFM_REG_RETFL_EFLAGS;
 	if (req->reg_num >= pmu->max_pmc ||
@@ -121,7 +106,7 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 
-	if (!pfm_u32_all_zero(req->reg_reserved2, ARRAY_SIZE(req->reg_reserved2)) ||
+	if (memchr_inv(req->reg_reserved2, 0, sizeof(req->reg_reserved2)) ||
 	    req->reg_random_seed)
 		return PFM_REG_RETFL_EFLAGS;
 	if (req->reg_num >= pmu->max_pmd ||
