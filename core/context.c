@@ -1,37 +1,137 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Contexts and their event sets: allocation, creation, lookup.
+ * Contexts and their event sets: allocation, reference counting, the
+ * per-user limit, creation, lookup.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
 #include <linux/lockdep.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "perfmon.h"
 
+struct workqueue_struct *pfm_wq;
+
+/*
+ * Per-user context limit: contexts counted per real uid in an xarray
+ * (its own lock).  Root may raise the limit in /sys/kernel/perfmon.
+ */
+static DEFINE_XARRAY(pfm_user_ctxs);
+unsigned int pfm_ctx_per_user_max = 256;
+
+static int pfm_user_charge(kuid_t uid)
+{
+	unsigned long idx = from_kuid(&init_user_ns, uid);
+	unsigned long n;
+	int ret = 0;
+
+	xa_lock(&pfm_user_ctxs);
+	n = xa_to_value(xa_load(&pfm_user_ctxs, idx) ?: xa_mk_value(0));
+	if (n >= READ_ONCE(pfm_ctx_per_user_max))
+		ret = -EMFILE;
+	else
+		ret = xa_err(__xa_store(&pfm_user_ctxs, idx, xa_mk_value(n + 1),
+					GFP_ATOMIC));
+	xa_unlock(&pfm_user_ctxs);
+	if (ret == -EMFILE)
+		pr_info_ratelimited("uid %lu reached %lu contexts: close some or raise /sys/kernel/perfmon/ctx_per_user_max\n",
+				    idx, n);
+	return ret;
+}
+
+static void pfm_user_uncharge(kuid_t uid)
+{
+	unsigned long idx = from_kuid(&init_user_ns, uid);
+	unsigned long n;
+
+	xa_lock(&pfm_user_ctxs);
+	n = xa_to_value(xa_load(&pfm_user_ctxs, idx) ?: xa_mk_value(1));
+	if (n <= 1)
+		__xa_erase(&pfm_user_ctxs, idx);
+	else
+		__xa_store(&pfm_user_ctxs, idx, xa_mk_value(n - 1), GFP_ATOMIC);
+	xa_unlock(&pfm_user_ctxs);
+}
+
+/**
+ * pfm_context_alloc() - allocate a context in state NEW
+ *
+ * The context holds a reference on perfmon.ko until it is freed, because
+ * a monitored thread may keep it after its file is closed.
+ *
+ * Return: the context (one reference), or an ERR_PTR: -ENOMEM, or
+ * -EMFILE when the caller's uid reached the per-user limit.
+ */
 struct pfm_context *pfm_context_alloc(void)
 {
 	struct pfm_context *ctx;
+	kuid_t uid = current_uid();
+	int ret;
 
+	ret = pfm_user_charge(uid);
+	if (ret)
+		return ERR_PTR(ret);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
-	if (!ctx)
-		return NULL;
+	if (!ctx) {
+		pfm_user_uncharge(uid);
+		return ERR_PTR(-ENOMEM);
+	}
 	spin_lock_init(&ctx->lock);
+	refcount_set(&ctx->refs, 1);
 	INIT_LIST_HEAD(&ctx->sets);
+	INIT_LIST_HEAD(&ctx->dead_sets);
 	ctx->state = PFM_CTX_NEW;
+	ctx->live_cpu = -1;
+	ctx->cpu = -1;
+	ctx->uid = uid;
+	init_waitqueue_head(&ctx->msgq_wait);
+	pfm_switch_timer_init(ctx);
+	pfm_ctx_exit_init(ctx);
+	__module_get(THIS_MODULE);
 	return ctx;
 }
 
+void pfm_ctx_get(struct pfm_context *ctx)
+{
+	refcount_inc(&ctx->refs);
+}
+
 /* Free a context that is no longer reachable from any thread or CPU. */
-void pfm_context_free(struct pfm_context *ctx)
+static void pfm_context_free(struct pfm_context *ctx)
 {
 	struct pfm_event_set *set, *tmp;
 
+	WARN_ON_ONCE(ctx->live_cpu >= 0 || ctx->task || ctx->hook);
+	hrtimer_cancel(&ctx->switch_timer);
+	list_splice_init(&ctx->dead_sets, &ctx->sets);
 	list_for_each_entry_safe(set, tmp, &ctx->sets, list) {
 		list_del(&set->list);
 		pfm_event_set_free(set);
 	}
 	if (ctx->pmu)
 		pfm_pmu_put(ctx->pmu);
+	pfm_user_uncharge(ctx->uid);
 	kfree(ctx);
+	/* Callers run from the file's release or from pfm_wq, both of
+	 * which keep the module text alive past this return.
+	 */
+	module_put(THIS_MODULE);
+}
+
+/**
+ * pfm_ctx_put() - drop a context reference, freeing it on the last one
+ * @ctx: the context
+ *
+ * Context: process context (the last reference is dropped by close() or
+ * by a work item on pfm_wq).
+ */
+void pfm_ctx_put(struct pfm_context *ctx)
+{
+	if (refcount_dec_and_test(&ctx->refs))
+		pfm_context_free(ctx);
 }
 
 /*
@@ -128,6 +228,7 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	ctx->flags = req->ctx_flags;
 	ctx->pmu = pmu;
 	list_add(&set0->list, &ctx->sets);
+	ctx->active_set = set0;
 	ctx->state = PFM_CTX_UNLOADED;
 	return 0;
 }

@@ -21,16 +21,35 @@ static int pfm_open(struct inode *inode, struct file *filp)
 {
 	struct pfm_context *ctx = pfm_context_alloc();
 
-	if (!ctx)
-		return -ENOMEM;
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	filp->private_data = ctx;
 	return 0;
 }
 
 static int pfm_release(struct inode *inode, struct file *filp)
 {
-	pfm_context_free(filp->private_data);
+	pfm_ctx_release(filp->private_data);
 	return 0;
+}
+
+static ssize_t pfm_read(struct file *filp, char __user *buf, size_t size,
+			loff_t *ppos)
+{
+	return pfm_msg_read(filp->private_data, buf, size,
+			    filp->f_flags & O_NONBLOCK);
+}
+
+static __poll_t pfm_poll(struct file *filp, poll_table *wait)
+{
+	return pfm_msg_poll(filp->private_data, filp, wait);
+}
+
+static int pfm_fasync(int fd, struct file *filp, int on)
+{
+	struct pfm_context *ctx = filp->private_data;
+
+	return fasync_helper(fd, filp, on, &ctx->async_queue);
 }
 
 static long pfm_ioctl_version(void __user *uarg)
@@ -122,45 +141,175 @@ static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 	return ret;
 }
 
-typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
-			    unsigned int count);
-
-/* An array call on a context: @fn runs under the context lock. */
-static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
-			    size_t esize, pfm_array_fn fn)
-{
-	struct pfarg_array arr;
-	unsigned long flags;
+/* The array of an array call, as passed to the core through a pfm_ctx_fn. */
+struct pfm_array_args {
 	void *req;
+	unsigned int count;
+	struct pfm_event_set **spare;
+};
+
+/*
+ * An array call on a context: @fn runs under the context lock, on the
+ * CPU where the context is live (pfm_ctx_call()).
+ */
+static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
+			    size_t esize, pfm_ctx_fn fn)
+{
+	struct pfm_array_args a;
+	struct pfarg_array arr;
 	int ret;
 
-	req = pfm_array_in(uarg, esize, &arr);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
+	a.req = pfm_array_in(uarg, esize, &arr);
+	if (IS_ERR(a.req))
+		return PTR_ERR(a.req);
+	a.count = arr.arr_count;
+	ret = pfm_ctx_call(ctx, fn, &a);
+	return pfm_array_out(&arr, esize, a.req, ret);
+}
+
+static int pfm_array_write_pmcs(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_write_pmcs(ctx, a->req, a->count);
+}
+
+static int pfm_array_write_pmds(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_write_pmds(ctx, a->req, a->count);
+}
+
+static int pfm_array_read_pmds(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_read_pmds(ctx, a->req, a->count);
+}
+
+static int pfm_array_delete_evtsets(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_delete_evtsets(ctx, a->req, a->count);
+}
+
+static int pfm_array_getinfo_evtsets(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_getinfo_evtsets(ctx, a->req, a->count);
+}
+
+static int pfm_array_create_evtsets(struct pfm_context *ctx, void *arg)
+{
+	struct pfm_array_args *a = arg;
+
+	return __pfm_create_evtsets(ctx, a->req, a->count, a->spare);
+}
+
+/* Sets named by @req that do not exist yet (a hint: rechecked later). */
+static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
+				       const struct pfarg_setdesc *req,
+				       unsigned int count)
+{
+	unsigned long flags;
+	unsigned int i, n = 0;
 
 	spin_lock_irqsave(&ctx->lock, flags);
-	ret = fn(ctx, req, arr.arr_count);
+	if (ctx->state != PFM_CTX_NEW)
+		for (i = 0; i < count; i++)
+			n += !pfm_find_set(ctx, req[i].set_id);
 	spin_unlock_irqrestore(&ctx->lock, flags);
-
-	return pfm_array_out(&arr, esize, req, ret);
+	return n;
 }
 
-static int pfm_array_write_pmcs(struct pfm_context *ctx, void *req,
-				unsigned int count)
+static void pfm_free_spares(struct pfm_event_set **spare, unsigned int n)
 {
-	return __pfm_write_pmcs(ctx, req, count);
+	while (n--)
+		if (spare[n])
+			pfm_event_set_free(spare[n]);
+	kfree(spare);
 }
 
-static int pfm_array_write_pmds(struct pfm_context *ctx, void *req,
-				unsigned int count)
+/*
+ * PFM_CREATE_EVTSETS: sets are allocated before the lock is taken, then
+ * the core takes what it needs.  A concurrent creation can make the
+ * guess short: then allocate again.
+ */
+static long pfm_ioctl_create_evtsets(struct pfm_context *ctx,
+				     void __user *uarg)
 {
-	return __pfm_write_pmds(ctx, req, count);
+	const size_t esize = sizeof(struct pfarg_setdesc);
+	struct pfm_array_args a;
+	struct pfarg_array arr;
+	unsigned int i, n;
+	int ret;
+
+	a.req = pfm_array_in(uarg, esize, &arr);
+	if (IS_ERR(a.req))
+		return PTR_ERR(a.req);
+	a.count = arr.arr_count;
+	do {
+		n = pfm_count_new_sets(ctx, a.req, a.count);
+		a.spare = kcalloc(n + 1, sizeof(*a.spare), GFP_KERNEL);
+		ret = a.spare ? 0 : -ENOMEM;
+		for (i = 0; !ret && i < n; i++) {
+			a.spare[i] = pfm_event_set_alloc(ctx->pmu, 0);
+			if (!a.spare[i])
+				ret = -ENOMEM;
+		}
+		if (!ret)
+			ret = pfm_ctx_call(ctx, pfm_array_create_evtsets, &a);
+		if (a.spare)
+			pfm_free_spares(a.spare, n);
+	} while (ret == -EAGAIN);
+	return pfm_array_out(&arr, esize, a.req, ret);
 }
 
-static int pfm_array_read_pmds(struct pfm_context *ctx, void *req,
-			       unsigned int count)
+static long pfm_ioctl_delete_evtsets(struct pfm_context *ctx,
+				     void __user *uarg)
 {
-	return __pfm_read_pmds(ctx, req, count);
+	long ret;
+
+	ret = pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
+			      pfm_array_delete_evtsets);
+	pfm_free_dead_sets(ctx);
+	return ret;
+}
+
+static long pfm_ioctl_load(struct pfm_context *ctx, void __user *uarg)
+{
+	struct pfarg_load req;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	return pfm_load_context(ctx, &req);
+}
+
+static int pfm_call_start(struct pfm_context *ctx, void *arg)
+{
+	return __pfm_start(ctx, arg);
+}
+
+static long pfm_ioctl_start(struct pfm_context *ctx, void __user *uarg)
+{
+	struct pfarg_start req;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	return pfm_ctx_call(ctx, pfm_call_start, &req);
+}
+
+static int pfm_call_stop(struct pfm_context *ctx, void *arg)
+{
+	return __pfm_stop(ctx);
+}
+
+static int pfm_call_restart(struct pfm_context *ctx, void *arg)
+{
+	return __pfm_restart(ctx);
 }
 
 static long pfm_ioctl_pmu_info(void __user *uarg)
@@ -211,6 +360,23 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case PFM_READ_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
 				       pfm_array_read_pmds);
+	case PFM_LOAD_CONTEXT:
+		return pfm_ioctl_load(ctx, uarg);
+	case PFM_UNLOAD_CONTEXT:
+		return pfm_unload_context(ctx);
+	case PFM_START:
+		return pfm_ioctl_start(ctx, uarg);
+	case PFM_STOP:
+		return pfm_ctx_call(ctx, pfm_call_stop, NULL);
+	case PFM_RESTART:
+		return pfm_ctx_call(ctx, pfm_call_restart, NULL);
+	case PFM_CREATE_EVTSETS:
+		return pfm_ioctl_create_evtsets(ctx, uarg);
+	case PFM_DELETE_EVTSETS:
+		return pfm_ioctl_delete_evtsets(ctx, uarg);
+	case PFM_GETINFO_EVTSETS:
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
+				       pfm_array_getinfo_evtsets);
 	default:
 		return -ENOTTY;
 	}
@@ -220,6 +386,9 @@ static const struct file_operations pfm_fops = {
 	.owner		= THIS_MODULE,
 	.open		= pfm_open,
 	.release	= pfm_release,
+	.read		= pfm_read,
+	.poll		= pfm_poll,
+	.fasync		= pfm_fasync,
 	.unlocked_ioctl	= pfm_ioctl,
 	/* Every argument has one layout for 32-bit and 64-bit callers. */
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -5,6 +5,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/perfmon.h>
 
 #include "perfmon.h"
@@ -13,18 +15,47 @@ static int __init pfm_init(void)
 {
 	int ret;
 
+	/* Frees contexts and hooks whose last reference dropped in atomic context. */
+	pfm_wq = alloc_workqueue("perfmon", 0, 0);
+	if (!pfm_wq)
+		return -ENOMEM;
+	ret = pfm_sessions_init();
+	if (ret)
+		goto destroy_wq;
+	/* Preempt notifiers cost a branch per context switch once enabled. */
+	preempt_notifier_inc();
+	ret = pfm_sysfs_init();
+	if (ret)
+		goto dec_notifiers;
 	ret = pfm_dev_init();
 	if (ret)
-		return ret;
+		goto remove_sysfs;
 
 	pr_info("loaded: /dev/perfmon ready, ABI %u.%u\n",
 		PFM_VERSION_MAJ, PFM_VERSION_MIN);
 	return 0;
+
+remove_sysfs:
+	pfm_sysfs_exit();
+dec_notifiers:
+	preempt_notifier_dec();
+	pfm_sessions_exit();
+destroy_wq:
+	destroy_workqueue(pfm_wq);
+	return ret;
 }
 
+/*
+ * Runs once no context exists: each holds a module reference until it
+ * is freed (from pfm_wq, which is drained here).
+ */
 static void __exit pfm_exit(void)
 {
 	pfm_dev_exit();
+	pfm_sysfs_exit();
+	preempt_notifier_dec();
+	pfm_sessions_exit();
+	destroy_workqueue(pfm_wq);
 	pr_info("unloaded\n");
 }
 

@@ -14,9 +14,16 @@
 #ifndef _PERFMON_CORE_H
 #define _PERFMON_CORE_H
 
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <perfmon/pmu.h>
 
 /**
@@ -68,12 +75,15 @@ struct pfm_pmd {
  * @list: in ctx->sets, sorted by @id
  * @id: set number
  * @flags: PFM_SETFL_*
- * @timeout: switch timeout in ns (PFM_SETFL_TIME_SWITCH)
+ * @timeout: effective switch timeout in ns (PFM_SETFL_TIME_SWITCH)
+ * @timeleft: ns left of @timeout when the set was last switched out of
+ *            a CPU without switching sets (context switch, stop)
  * @runs: times the set was activated
- * @duration: ns the set was active
+ * @duration: ns the set was active and counting
  * @used_pmcs: PMCs written in this set
  * @used_pmds: PMDs written in this set
  * @no_emul64_pmcs: PMCs written with PFM_REGFL_NO_EMUL64
+ * @ovfl_pmds: PMDs whose 64-bit value overflowed last
  * @pmcs: PMC values, indexed by PMC number (pmu->max_pmc entries)
  * @pmds: PMD state, indexed by PMD number (pmu->max_pmd entries)
  */
@@ -82,30 +92,91 @@ struct pfm_event_set {
 	u16 id;
 	u32 flags;
 	u64 timeout;
+	u64 timeleft;
 	u64 runs;
 	u64 duration;
 	DECLARE_BITMAP(used_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(used_pmds, PFM_MAX_PMDS);
 	DECLARE_BITMAP(no_emul64_pmcs, PFM_MAX_PMCS);
+	DECLARE_BITMAP(ovfl_pmds, PFM_MAX_PMDS);
 	u64 *pmcs;
 	struct pfm_pmd *pmds;
 };
 
+struct pfm_hook;
+
+/* Messages queued for read(): perfmon2's depth. */
+#define PFM_MSGS_COUNT	64
+
 /**
  * struct pfm_context - one monitoring context (one open /dev/perfmon)
- * @lock: guards every field below
+ * @lock: guards every field below except those marked otherwise
+ * @refs: references: the open file, a thread's hook, pending works
  * @state: enum pfm_ctx_state
  * @flags: PFM_FL_* given at creation
  * @pmu: description in use (module reference held), NULL while NEW
  * @sets: event sets sorted by id; set 0 exists from creation on
+ * @dead_sets: sets deleted, to be freed outside the lock
+ * @active_set: the set counting (or to count) while loaded
+ * @started: pfm_start() was called and pfm_stop() not since
+ * @live_cpu: CPU whose PMU holds @active_set, or -1.  Only that CPU
+ *            changes it from its own value (it is in the PMU there).
+ * @counting: the PMU of @live_cpu counts for this context
+ * @live_since: local_clock() when @active_set began counting on @live_cpu
+ * @task: per-thread: the monitored thread (reference held) while loaded
+ * @hook: per-thread: the thread's current hook; NULL when unloaded
+ * @task_ended: per-thread: the thread passed its last context switch
+ * @cpu: system-wide: the monitored CPU while loaded, else -1
+ * @uid: owner, for the per-user limit (set at creation, then constant)
+ * @switch_timer: time-based set switching on @live_cpu
+ * @msgq: message ring; @msgq_head is the next to read, @msgq_tail the
+ *        next free slot (indices modulo PFM_MSGS_COUNT, both free-running)
+ * @msgq_head: see @msgq
+ * @msgq_tail: see @msgq
+ * @msgq_wait: readers and pollers (own lock; woken outside @lock)
+ * @async_queue: O_ASYNC readers (own lock)
+ * @exit_iw: per-thread: queues @exit_work from the scheduler
+ * @exit_work: per-thread: unloads after the thread ended (no lock)
+ * @end_pid: per-thread: thread group of the monitored thread, for PFM_MSG_END
+ * @end_tid: per-thread: the monitored thread, for PFM_MSG_END
+ * @task_node: per-thread: in the table of monitored threads (sessions mutex)
  */
 struct pfm_context {
 	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
+	refcount_t refs;
 	enum pfm_ctx_state state;
 	u32 flags;
 	struct pfm_pmu_config *pmu;
 	struct list_head sets;
+	struct list_head dead_sets;
+	struct pfm_event_set *active_set;
+	bool started;
+	int live_cpu;
+	bool counting;
+	u64 live_since;
+	struct task_struct *task;
+	struct pfm_hook *hook;
+	bool task_ended;
+	int cpu;
+	kuid_t uid;
+	struct hrtimer switch_timer;
+	union pfarg_msg msgq[PFM_MSGS_COUNT];
+	unsigned int msgq_head;
+	unsigned int msgq_tail;
+	wait_queue_head_t msgq_wait;
+	struct fasync_struct *async_queue;
+	struct irq_work exit_iw;
+	struct work_struct exit_work;
+	pid_t end_pid;
+	pid_t end_tid;
+	struct hlist_node task_node;
 };
+
+/* The context's thread or CPU, for messages and logs. */
+static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
+{
+	return ctx->flags & PFM_FL_SYSTEM_WIDE;
+}
 
 /* core/pmu.c */
 struct pfm_pmu_config *pfm_pmu_get(void);
@@ -114,8 +185,11 @@ int pfm_pmu_info(struct pfarg_pmu_info *info);
 int pfm_pmu_reg_info(struct pfarg_reg_info *req, unsigned int count);
 
 /* core/context.c */
+extern struct workqueue_struct *pfm_wq;
+extern unsigned int pfm_ctx_per_user_max;
 struct pfm_context *pfm_context_alloc(void);
-void pfm_context_free(struct pfm_context *ctx);
+void pfm_ctx_get(struct pfm_context *ctx);
+void pfm_ctx_put(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 					  u16 id);
 void pfm_event_set_free(struct pfm_event_set *set);
@@ -131,6 +205,63 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 		     unsigned int count);
 int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 		    unsigned int count);
+
+/* core/ctxsw.c: the active set on a CPU's PMU */
+typedef int (*pfm_ctx_fn)(struct pfm_context *ctx, void *arg);
+int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg);
+void pfm_ctx_sched_in(struct pfm_context *ctx);
+void pfm_ctx_sched_out(struct pfm_context *ctx);
+void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
+struct pfm_context *pfm_ctx_current(void);
+void pfm_ctx_cpu_down(struct pfm_context *ctx);
+void pfm_ctx_cpu_up(struct pfm_context *ctx);
+
+/* core/sets.c */
+int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+			 unsigned int count, struct pfm_event_set **spare);
+int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+			 unsigned int count);
+int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
+			  unsigned int count);
+void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
+void pfm_switch_sets(struct pfm_context *ctx);
+void pfm_switch_timer_start(struct pfm_context *ctx);
+void pfm_switch_timer_stop(struct pfm_context *ctx);
+void pfm_switch_timer_init(struct pfm_context *ctx);
+bool pfm_has_other_set(struct pfm_context *ctx);
+void pfm_free_dead_sets(struct pfm_context *ctx);
+
+/* core/control.c: load, unload, start, stop, restart, sessions */
+int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req);
+int pfm_unload_context(struct pfm_context *ctx);
+int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
+int __pfm_stop(struct pfm_context *ctx);
+int __pfm_restart(struct pfm_context *ctx);
+void pfm_ctx_release(struct pfm_context *ctx);
+void pfm_ctx_exit_queue(struct pfm_context *ctx);
+void pfm_ctx_exit_init(struct pfm_context *ctx);
+int pfm_sessions_init(void);
+void pfm_sessions_exit(void);
+unsigned int pfm_sessions_count(bool system);
+
+/* core/hook.c: per-thread monitoring follows the thread */
+struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx);
+void pfm_hook_free(struct pfm_hook *hook);
+int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task);
+void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task);
+
+/* core/msg.c */
+void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
+ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
+		     bool nonblock);
+__poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,
+		      poll_table *wait);
+
+/* core/sysfs.c */
+int pfm_sysfs_init(void);
+void pfm_sysfs_exit(void);
+void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu);
+void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu);
 
 /* core/dev.c */
 int pfm_dev_init(void);

@@ -76,7 +76,9 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	    pmu->num_pmc_entries > PFM_MAX_PMCS ||
 	    pmu->num_pmd_entries > PFM_MAX_PMDS ||
 	    !pfm_regmap_valid(pmu->pmc_desc, pmu->num_pmc_entries, "PMC") ||
-	    !pfm_regmap_valid(pmu->pmd_desc, pmu->num_pmd_entries, "PMD")) {
+	    !pfm_regmap_valid(pmu->pmd_desc, pmu->num_pmd_entries, "PMD") ||
+	    !pmu->write_pmc || !pmu->write_pmd || !pmu->read_pmd ||
+	    !pmu->start || !pmu->stop) {
 		pr_err("refusing malformed PMU description\n");
 		return -EINVAL;
 	}
@@ -89,6 +91,7 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	} else {
 		pfm_pmu_derive(pmu);
 		pfm_pmu = pmu;
+		pfm_sysfs_pmu_add(pmu);
 		pr_info("PMU %s registered: %u PMCs, %u PMDs, %u-bit counters\n",
 			pmu->pmu_name, pmu->num_pmcs, pmu->num_pmds,
 			pmu->counter_width);
@@ -111,6 +114,7 @@ void pfm_pmu_unregister(struct pfm_pmu_config *pmu)
 {
 	mutex_lock(&pfm_pmu_mutex);
 	if (pfm_pmu == pmu) {
+		pfm_sysfs_pmu_remove(pmu);
 		pfm_pmu = NULL;
 		pr_info("PMU %s unregistered\n", pmu->pmu_name);
 	}

@@ -15,15 +15,11 @@
 static int pfm_check_regs_state(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	switch (ctx->state) {
-	case PFM_CTX_NEW:
-		return -EBADFD;
-	case PFM_CTX_UNLOADED:
-		return 0;
-	default:
-		/* Writes to loaded contexts come with PFM_LOAD_CONTEXT. */
-		return -EBUSY;
-	}
+	/*
+	 * Loaded contexts come here through pfm_ctx_call(): their registers
+	 * are saved in the set and reloaded afterwards.
+	 */
+	return ctx->state == PFM_CTX_NEW ? -EBADFD : 0;
 }
 
 /* Is every bit of the PFM_PMD_BV vector @v an implemented PMD? */
@@ -67,7 +63,7 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
  * @count: number of entries, at least 1
  *
  * Return: 0 when every entry was applied; -EINVAL when one was refused
- * (none applied); -EBADFD before PFM_CREATE_CONTEXT; -EBUSY when loaded.
+ * (none applied); -EBADFD before PFM_CREATE_CONTEXT.
  */
 int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
 		     unsigned int count)
@@ -209,7 +205,7 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
  * PFM_REG_RETFL_UNUSED: its value would mean nothing.
  *
  * Return: 0; -EINVAL when an entry was refused (the others are still
- * answered); -EBADFD before PFM_CREATE_CONTEXT; -EBUSY when loaded.
+ * answered); -EBADFD before PFM_CREATE_CONTEXT.
  */
 int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 		    unsigned int count)

@@ -5,24 +5,56 @@
  * counters are driven by the kernel's clocks and scheduler.
  *
  * Register map:
- *   PMC0-3 SOFT_EVTSEL0-3: bits[7:0] event, bit 8 INT (overflow
- *          interrupt), every other bit reserved (zero).
+ *   PMC0-3 SOFT_EVTSEL0-3: bits[7:0] event, every other bit reserved
+ *          (zero).
  *   PMD0-3 SOFT_CTR0-3: counters, 32 bits wide so that the core's
  *          64-bit virtualization is exercised (a task-clock counter in
- *          ns wraps every 4.3 s).
+ *          ns wraps every 4.3 s).  Every wrap raises the (emulated)
+ *          overflow interrupt, as a real PMU with its interrupt enabled.
+ *
+ * The "hardware" is per-CPU state, touched only on its CPU with
+ * interrupts disabled (the core's register ops, the wrap timer, the
+ * scheduler tracepoint, the wrap irq_work), so it needs no lock.
+ *
+ * Events:
+ *   task-clock: ns while counting and the CPU runs a task other than
+ *               its idle task (for a thread: the ns it ran);
+ *   cpu-clock:  ns while counting;
+ *   context switches: switches away from the running task while
+ *               counting (for a thread: times it was switched out).
+ * Idle state and context switches come from the sched_switch
+ * tracepoint, registered while a context is loaded.
+ *
+ * Overflow: an hrtimer pinned to the CPU fires when the first clock
+ * counter reaches its wrap; a context-switch counter that wraps in the
+ * scheduler raises an irq_work.  Either reports the wrap to the core
+ * with pfm_interrupt(), as a PMU interrupt handler does.  Between a wrap
+ * and its report a counter reads as 0xffffffff, never as the wrapped
+ * value, so the 64-bit value never goes backwards.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/bits.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <perfmon/pmu.h>
 
 #define SOFT_NUM_CTRS		4
 #define SOFT_CTR_WIDTH		32
 
+#define SOFT_CTR_MASK		GENMASK_ULL(SOFT_CTR_WIDTH - 1, 0)
+#define SOFT_CTR_WRAP		BIT_ULL(SOFT_CTR_WIDTH)
+
 #define SOFT_EVTSEL_EVENT	GENMASK_ULL(7, 0)
-#define SOFT_EVTSEL_INT		BIT_ULL(8)
-#define SOFT_EVTSEL_RSVD	(~(SOFT_EVTSEL_EVENT | SOFT_EVTSEL_INT))
+#define SOFT_EVTSEL_RSVD	(~SOFT_EVTSEL_EVENT)
 
 /* Event codes of SOFT_EVTSEL_EVENT. */
 enum pfm_soft_event {
@@ -54,6 +86,219 @@ static int pfm_soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 	return (value & SOFT_EVTSEL_EVENT) > SOFT_EV_MAX ? -EINVAL : 0;
 }
 
+/**
+ * struct soft_ctr - one emulated counter
+ * @evtsel: its PMC
+ * @raw: events since the counter was last written, never wrapped
+ * @acked: wraps reported to the core, in units of SOFT_CTR_WRAP
+ */
+struct soft_ctr {
+	u64 evtsel;
+	u64 raw;
+	u64 acked;
+};
+
+/**
+ * struct soft_cpu - the emulated PMU of one CPU
+ * @ctr: the counters
+ * @running: counting (between start and stop)
+ * @idle: the CPU runs its idle task
+ * @t_last: local_clock() up to which clock counters are current
+ * @wrap_timer: fires at the first clock counter's wrap
+ * @wrap_iw: reports a context-switch counter's wrap out of the scheduler
+ */
+struct soft_cpu {
+	struct soft_ctr ctr[SOFT_NUM_CTRS];
+	bool running;
+	bool idle;
+	u64 t_last;
+	struct hrtimer wrap_timer;
+	struct irq_work wrap_iw;
+};
+
+static DEFINE_PER_CPU(struct soft_cpu, soft_cpu);
+
+static unsigned int soft_event(const struct soft_ctr *c)
+{
+	return c->evtsel & SOFT_EVTSEL_EVENT;
+}
+
+static bool soft_is_clock(const struct soft_ctr *c)
+{
+	return soft_event(c) == SOFT_EV_TASK_CLOCK ||
+	       soft_event(c) == SOFT_EV_CPU_CLOCK;
+}
+
+/* Bring the clock counters up to now. */
+static void soft_fold_time(struct soft_cpu *sc)
+{
+	u64 now, delta;
+	unsigned int i;
+
+	if (!sc->running)
+		return;
+	now = local_clock();
+	delta = now - sc->t_last;
+	sc->t_last = now;
+	for (i = 0; i < SOFT_NUM_CTRS; i++) {
+		if (soft_event(&sc->ctr[i]) == SOFT_EV_CPU_CLOCK ||
+		    (soft_event(&sc->ctr[i]) == SOFT_EV_TASK_CLOCK && !sc->idle))
+			sc->ctr[i].raw += delta;
+	}
+}
+
+/* Arm the wrap timer for the clock counter closest to its wrap. */
+static void soft_arm_timer(struct soft_cpu *sc)
+{
+	u64 left, next = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; sc->running && i < SOFT_NUM_CTRS; i++) {
+		if (!soft_is_clock(&sc->ctr[i]))
+			continue;
+		left = sc->ctr[i].acked + SOFT_CTR_WRAP - sc->ctr[i].raw;
+		next = min(next, left);
+	}
+	if (next == U64_MAX)
+		hrtimer_try_to_cancel(&sc->wrap_timer);
+	else
+		hrtimer_start(&sc->wrap_timer, ns_to_ktime(max_t(u64, next, 1)),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Report the counters that wrapped since the last report. */
+static void soft_report_wraps(struct soft_cpu *sc)
+{
+	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	unsigned int i;
+
+	bitmap_zero(ovfl, PFM_MAX_PMDS);
+	soft_fold_time(sc);
+	for (i = 0; i < SOFT_NUM_CTRS; i++) {
+		if (sc->ctr[i].raw - sc->ctr[i].acked >= SOFT_CTR_WRAP) {
+			sc->ctr[i].acked += SOFT_CTR_WRAP;
+			__set_bit(i, ovfl);
+		}
+	}
+	if (!bitmap_empty(ovfl, PFM_MAX_PMDS))
+		pfm_interrupt(ovfl);
+	soft_arm_timer(sc);
+}
+
+static enum hrtimer_restart soft_wrap_timer_fn(struct hrtimer *t)
+{
+	soft_report_wraps(container_of(t, struct soft_cpu, wrap_timer));
+	return HRTIMER_NORESTART;	/* re-armed by hrtimer_start() */
+}
+
+static void soft_wrap_irq_work(struct irq_work *iw)
+{
+	soft_report_wraps(container_of(iw, struct soft_cpu, wrap_iw));
+}
+
+static void soft_sched_switch(void *data, bool preempt,
+			      struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	struct soft_ctr *c;
+	unsigned int i;
+
+	if (sc->running) {
+		soft_fold_time(sc);
+		for (i = 0; i < SOFT_NUM_CTRS; i++) {
+			c = &sc->ctr[i];
+			if (soft_event(c) != SOFT_EV_CTX_SWITCHES)
+				continue;
+			/* The scheduler's locks are held: report later. */
+			if (++c->raw - c->acked >= SOFT_CTR_WRAP)
+				irq_work_queue(&sc->wrap_iw);
+		}
+	}
+	sc->idle = is_idle_task(next);
+}
+
+static void soft_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	soft_fold_time(sc);
+	sc->ctr[cnum].evtsel = value;
+	soft_arm_timer(sc);
+}
+
+static void soft_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	soft_fold_time(sc);
+	sc->ctr[cnum].raw = value & SOFT_CTR_MASK;
+	sc->ctr[cnum].acked = 0;
+	soft_arm_timer(sc);
+}
+
+static u64 soft_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+	u64 v;
+
+	soft_fold_time(sc);
+	v = sc->ctr[cnum].raw - sc->ctr[cnum].acked;
+	/* Wrapped, not yet reported: hold at the top (see the file comment). */
+	return v >= SOFT_CTR_WRAP ? SOFT_CTR_MASK : v;
+}
+
+static void soft_start(struct pfm_pmu_config *pmu)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	sc->t_last = local_clock();
+	sc->idle = is_idle_task(current);
+	sc->running = true;
+	soft_arm_timer(sc);
+}
+
+static void soft_stop(struct pfm_pmu_config *pmu)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	soft_fold_time(sc);
+	sc->running = false;
+	/* Never waits: this may run inside the timer's own callback. */
+	hrtimer_try_to_cancel(&sc->wrap_timer);
+}
+
+/* The sched_switch tracepoint, registered while contexts are loaded. */
+static struct tracepoint *soft_tp_switch;
+
+static void soft_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		*(struct tracepoint **)priv = tp;
+}
+
+static int soft_acquire(struct pfm_pmu_config *pmu)
+{
+	int ret;
+
+	if (!soft_tp_switch)
+		for_each_kernel_tracepoint(soft_find_tp, &soft_tp_switch);
+	if (!soft_tp_switch) {
+		pr_err("no sched_switch tracepoint: this kernel needs CONFIG_TRACEPOINTS for pfm_soft\n");
+		return -ENODEV;
+	}
+	ret = tracepoint_probe_register(soft_tp_switch, soft_sched_switch, NULL);
+	if (ret)
+		pr_err("cannot hook sched_switch (%d)\n", ret);
+	return ret;
+}
+
+static void soft_release(struct pfm_pmu_config *pmu)
+{
+	tracepoint_probe_unregister(soft_tp_switch, soft_sched_switch, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 static struct pfm_pmu_config pfm_soft_pmu = {
 	.pmu_name	 = "soft",
 	.owner		 = THIS_MODULE,
@@ -63,16 +308,42 @@ static struct pfm_pmu_config pfm_soft_pmu = {
 	.pmd_desc	 = pfm_soft_pmd_desc,
 	.num_pmd_entries = ARRAY_SIZE(pfm_soft_pmd_desc),
 	.pmc_write_check = pfm_soft_pmc_check,
+	.acquire	 = soft_acquire,
+	.release	 = soft_release,
+	.write_pmc	 = soft_write_pmc,
+	.write_pmd	 = soft_write_pmd,
+	.read_pmd	 = soft_read_pmd,
+	.start		 = soft_start,
+	.stop		 = soft_stop,
 };
 
 static int __init pfm_soft_init(void)
 {
+	struct soft_cpu *sc;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		sc = per_cpu_ptr(&soft_cpu, cpu);
+		hrtimer_init(&sc->wrap_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		sc->wrap_timer.function = soft_wrap_timer_fn;
+		init_irq_work(&sc->wrap_iw, soft_wrap_irq_work);
+	}
 	return pfm_pmu_register(&pfm_soft_pmu);
 }
 
+/* No context holds the module any more: every CPU's PMU is stopped. */
 static void __exit pfm_soft_exit(void)
 {
+	struct soft_cpu *sc;
+	int cpu;
+
 	pfm_pmu_unregister(&pfm_soft_pmu);
+	for_each_possible_cpu(cpu) {
+		sc = per_cpu_ptr(&soft_cpu, cpu);
+		hrtimer_cancel(&sc->wrap_timer);
+		irq_work_sync(&sc->wrap_iw);
+	}
 }
 
 module_init(pfm_soft_init);

@@ -41,6 +41,25 @@ struct pfm_regmap_desc {
  * @pmc_write_check: optional check of a PMC value beyond the reserved
  *                   mask; returns 0 or -EINVAL.  Called with the
  *                   context lock held; must not sleep.
+ * @acquire: optional; called in process context (may sleep) before the
+ *           first context is loaded, to take the PMU (reserve counters,
+ *           request interrupts).  Returns 0 or a negative errno.
+ * @release: optional; undoes @acquire after the last context unloads.
+ * @write_pmc: program PMC @cnum of this CPU's PMU.
+ * @write_pmd: set PMD @cnum of this CPU's PMU; for a counter, @value
+ *             holds only the implemented bits (@ovfl_mask).
+ * @read_pmd: read PMD @cnum of this CPU's PMU.  A counter that wrapped
+ *            and whose interrupt was not taken yet must read as its
+ *            highest value, never as the wrapped one, so that the core's
+ *            64-bit value never goes backwards.
+ * @start: let the programmed counters of this CPU's PMU count.
+ * @stop: freeze them.
+ *
+ * The register ops run on the CPU whose PMU they touch, with interrupts
+ * disabled and the context lock held; they must not sleep.  A counter
+ * that wraps past @counter_width bits must call pfm_interrupt() on that
+ * CPU with interrupts disabled: the core extends counters to 64 bits
+ * from those wraps.
  *
  * Filled by the core at registration (the module leaves them zero):
  * @impl_pmcs: implemented PMCs
@@ -62,6 +81,13 @@ struct pfm_pmu_config {
 	u16 num_pmd_entries;
 	int (*pmc_write_check)(const struct pfm_pmu_config *pmu, u16 cnum,
 			       u64 value);
+	int (*acquire)(struct pfm_pmu_config *pmu);
+	void (*release)(struct pfm_pmu_config *pmu);
+	void (*write_pmc)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
+	void (*write_pmd)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
+	u64 (*read_pmd)(struct pfm_pmu_config *pmu, u16 cnum);
+	void (*start)(struct pfm_pmu_config *pmu);
+	void (*stop)(struct pfm_pmu_config *pmu);
 
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
@@ -82,5 +108,6 @@ struct pfm_pmu_config {
 
 int pfm_pmu_register(struct pfm_pmu_config *pmu);
 void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
+void pfm_interrupt(const unsigned long *ovfl_pmds);
 
 #endif /* _PERFMON_PMU_H */

@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Small helpers shared by the perfmon selftests: raw ioctl wrappers that
- * return -errno, so that a test can assert the exact errno.
+ * return -errno, so that a test can assert the exact errno, and helpers
+ * over the user library (tools/lib) for the counting tests.
  */
 #ifndef _PFM_TEST_H
 #define _PFM_TEST_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perfmon.h>
+#include <perfmon/perfmon.h>
+
+/* Events of the software PMU (pfm_soft), PMC bits 7:0. */
+#define SOFT_EV_TASK_CLOCK	1
+#define SOFT_EV_CPU_CLOCK	2
+#define SOFT_EV_CTX_SWITCHES	3
 
 static inline int pfm_ioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -45,6 +55,97 @@ static inline int pfm_array(int fd, unsigned long cmd, void *arr,
 	};
 
 	return pfm_ioctl(fd, cmd, &a);
+}
+
+static inline uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Spin until this thread has used @ns more CPU time. */
+static inline void burn_cpu(uint64_t ns)
+{
+	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+/* Is @v within @pct percent of @ref? */
+static inline bool within_pct(uint64_t v, uint64_t ref, double pct)
+{
+	double d = (double)v - (double)ref;
+
+	return (d < 0 ? -d : d) <= (double)ref * pct / 100.0;
+}
+
+static inline int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static inline int online_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * A context (libperfmon) counting @event with PMC0/PMD0 in set 0, PMD0
+ * starting at @start.  Returns the fd or -errno.
+ */
+static inline int pfm_counting_ctx(uint32_t flags, uint64_t event,
+				   uint64_t start)
+{
+	pfarg_ctx_t ctx;
+	pfarg_pmc_t pc;
+	pfarg_pmd_t pd;
+	int fd, err;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&pc, 0, sizeof(pc));
+	memset(&pd, 0, sizeof(pd));
+	ctx.ctx_flags = flags;
+	pc.reg_value = event;
+	pd.reg_value = start;
+	fd = pfm_create_context(&ctx, NULL, NULL, 0);
+	if (fd < 0)
+		return -errno;
+	if (pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* pfm_load_context() on a thread id or CPU, set 0; 0 or -errno. */
+static inline int pfm_load(int fd, uint32_t target)
+{
+	pfarg_load_t load;
+
+	memset(&load, 0, sizeof(load));
+	load.load_pid = target;
+	return pfm_load_context(fd, &load) ? -errno : 0;
+}
+
+/* PMD @num of set @set; the value, or (uint64_t)-errno as a marker. */
+static inline uint64_t pfm_read_pmd(int fd, uint16_t set, uint16_t num)
+{
+	pfarg_pmd_t pd;
+
+	memset(&pd, 0, sizeof(pd));
+	pd.reg_num = num;
+	pd.reg_set = set;
+	if (pfm_read_pmds(fd, &pd, 1))
+		return (uint64_t)-errno;
+	return pd.reg_value;
 }
 
 #endif /* _PFM_TEST_H */

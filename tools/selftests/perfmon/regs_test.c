@@ -8,7 +8,6 @@
 #include "kselftest_harness.h"
 
 #define SOFT_EV_TASK_CLOCK	1
-#define SOFT_EVTSEL_INT		0x100
 
 FIXTURE(ctx) {
 	int fd;
@@ -68,7 +67,7 @@ TEST(reg_info_answers_each_entry)
 	ASSERT_EQ(0, pfm_array(fd, PFM_GET_REG_INFO, ri, 3));
 	EXPECT_STREQ("SOFT_EVTSEL1", ri[0].info_name);
 	EXPECT_EQ(PFM_REGT_IMPL, ri[0].info_type);
-	EXPECT_EQ(~0x1ffull, ri[0].info_rsvd_msk);
+	EXPECT_EQ(~0xffull, ri[0].info_rsvd_msk);
 	EXPECT_STREQ("SOFT_CTR3", ri[1].info_name);
 	EXPECT_EQ(PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR, ri[1].info_type);
 	EXPECT_EQ(PFM_REG_RETFL_NOTAVAIL, ri[2].info_flags);
@@ -144,7 +143,7 @@ TEST_F(ctx, write_pmcs_accepts_valid_values)
 	pc[0].reg_num = 0;
 	pc[0].reg_value = SOFT_EV_TASK_CLOCK;
 	pc[1].reg_num = 3;
-	pc[1].reg_value = SOFT_EV_TASK_CLOCK | SOFT_EVTSEL_INT;
+	pc[1].reg_value = SOFT_EV_TASK_CLOCK;
 	pc[1].reg_flags = PFM_REGFL_NO_EMUL64;
 	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMCS, pc, 2));
 	EXPECT_EQ(0, pc[0].reg_flags);

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The active set of a context on a CPU's PMU: loading it in (sched_in),
+ * saving it out (sched_out), and running a core call on a context
+ * wherever its set is live.
+ *
+ * A context's set is "live" on at most one CPU (ctx->live_cpu): the CPU
+ * where the monitored thread runs, or the monitored CPU.  Only that CPU
+ * touches its PMU.  Everything else works on the saved copy in the set,
+ * so a call that needs the registers first saves them: pfm_ctx_call()
+ * runs the call on the live CPU (by IPI when it is another one) between
+ * a sched_out and a sched_in, with ctx->lock held throughout.
+ */
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+
+#include "perfmon.h"
+
+/* The context live on each CPU's PMU; written by that CPU only. */
+static DEFINE_PER_CPU(struct pfm_context *, pfm_cpu_ctx);
+
+/**
+ * pfm_ctx_current() - the context live on this CPU
+ *
+ * Context: interrupts disabled.
+ * Return: the context or NULL.
+ */
+struct pfm_context *pfm_ctx_current(void)
+{
+	return this_cpu_read(pfm_cpu_ctx);
+}
+
+/* Should the context's set be live on this CPU now? */
+static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	if (ctx->state != PFM_CTX_LOADED && ctx->state != PFM_CTX_MASKED)
+		return false;
+	if (pfm_ctx_is_system(ctx))
+		return ctx->cpu == smp_processor_id();
+	return ctx->hook && ctx->task == current && !ctx->task_ended;
+}
+
+/* Write the set into this CPU's PMU; unused counters start at zero. */
+static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+	unsigned int i;
+	u64 v;
+
+	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
+		pmu->write_pmc(pmu, i, set->pmcs[i]);
+	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
+		if (pmu->pmd_desc[i].type & PFM_REGT_RO)
+			continue;
+		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
+		if (test_bit(i, pmu->cnt_pmds))
+			v &= pmu->ovfl_mask;
+		pmu->write_pmd(pmu, i, v);
+	}
+}
+
+/*
+ * Read the used PMDs of this CPU's PMU into the set.  A counter's upper
+ * bits are the core's: only the implemented ones come from the PMU.
+ */
+static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmd *pmd;
+	unsigned int i;
+	u64 hw;
+
+	for_each_set_bit(i, set->used_pmds, pmu->max_pmd) {
+		pmd = &set->pmds[i];
+		hw = pmu->read_pmd(pmu, i);
+		if (test_bit(i, pmu->cnt_pmds))
+			pmd->value = (pmd->value & ~pmu->ovfl_mask) |
+				     (hw & pmu->ovfl_mask);
+		else
+			pmd->value = hw;
+	}
+}
+
+/**
+ * pfm_ctx_sched_in() - make the active set live on this CPU
+ * @ctx: the context, locked, not live anywhere
+ *
+ * Counting starts when the context is started and not masked.
+ *
+ * Context: interrupts disabled, on the CPU to load.
+ */
+void pfm_ctx_sched_in(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+
+	lockdep_assert_held(&ctx->lock);
+	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
+		return;
+	pfm_set_load_hw(ctx, ctx->active_set);
+	ctx->live_cpu = smp_processor_id();
+	this_cpu_write(pfm_cpu_ctx, ctx);
+	if (ctx->started && ctx->state == PFM_CTX_LOADED) {
+		ctx->counting = true;
+		ctx->live_since = local_clock();
+		pmu->start(pmu);
+		pfm_switch_timer_start(ctx);
+	}
+}
+
+/**
+ * pfm_ctx_sched_out() - save the active set from this CPU's PMU
+ * @ctx: the context, locked, live on this CPU
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_sched_out(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+
+	lockdep_assert_held(&ctx->lock);
+	if (WARN_ON_ONCE(ctx->live_cpu != smp_processor_id()))
+		return;
+	if (ctx->counting) {
+		pmu->stop(pmu);
+		ctx->active_set->duration += local_clock() - ctx->live_since;
+		pfm_switch_timer_stop(ctx);
+		ctx->counting = false;
+	}
+	pfm_set_save_hw(ctx, ctx->active_set);
+	ctx->live_cpu = -1;
+	this_cpu_write(pfm_cpu_ctx, NULL);
+}
+
+/* One core call to run where the context is live. */
+struct pfm_call {
+	struct pfm_context *ctx;
+	pfm_ctx_fn fn;
+	void *arg;
+	int ret;
+	bool ran;
+};
+
+/* Run @c here if the context is live here or nowhere. */
+static void pfm_call_here(struct pfm_call *c)
+{
+	struct pfm_context *ctx = c->ctx;
+	bool live = ctx->live_cpu == smp_processor_id();
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->live_cpu >= 0 && !live)
+		return;		/* moved: the caller tries again */
+	if (live)
+		pfm_ctx_sched_out(ctx);
+	c->ret = c->fn(ctx, c->arg);
+	c->ran = true;
+	if (live && pfm_ctx_wants_cpu(ctx))
+		pfm_ctx_sched_in(ctx);
+}
+
+static void pfm_call_ipi(void *info)
+{
+	struct pfm_call *c = info;
+
+	spin_lock(&c->ctx->lock);
+	pfm_call_here(c);
+	spin_unlock(&c->ctx->lock);
+}
+
+/**
+ * pfm_ctx_call() - run a core call on a context, wherever it is live
+ * @ctx: the context, not locked
+ * @fn: the call; runs with ctx->lock held and interrupts disabled, on a
+ *      context whose registers are saved in its set
+ * @arg: passed to @fn
+ *
+ * When the set is live on another CPU, @fn runs there by IPI; when the
+ * context moved meanwhile (the thread migrated), the call is retried.
+ *
+ * Context: process context, no lock held.
+ * Return: what @fn returned.
+ */
+int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
+{
+	struct pfm_call c = { .ctx = ctx, .fn = fn, .arg = arg };
+	unsigned long flags;
+	int cpu;
+
+	for (;;) {
+		spin_lock_irqsave(&ctx->lock, flags);
+		cpu = ctx->live_cpu;
+		if (cpu < 0 || cpu == smp_processor_id())
+			pfm_call_here(&c);
+		spin_unlock_irqrestore(&ctx->lock, flags);
+		if (c.ran)
+			return c.ret;
+		/* Fails only for an offline CPU, which saved the set first. */
+		smp_call_function_single(cpu, pfm_call_ipi, &c, 1);
+		if (c.ran)
+			return c.ret;
+	}
+}
+
+static void pfm_activate_ipi(void *info)
+{
+	struct pfm_context *ctx = info;
+
+	spin_lock(&ctx->lock);
+	if (ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
+		pfm_ctx_sched_in(ctx);
+	spin_unlock(&ctx->lock);
+}
+
+/**
+ * pfm_ctx_activate_on() - make a system-wide context live on its CPU
+ * @ctx: the context, loaded, not locked
+ * @cpu: its CPU, kept online by the caller (cpus_read_lock())
+ */
+void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu)
+{
+	smp_call_function_single(cpu, pfm_activate_ipi, ctx, 1);
+}
+
+/**
+ * pfm_ctx_cpu_down() - save the context live on a CPU going offline
+ * @ctx: the context, not locked
+ *
+ * Context: on the CPU going down (CPU hotplug teardown).
+ */
+void pfm_ctx_cpu_down(struct pfm_context *ctx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	if (ctx->live_cpu == smp_processor_id())
+		pfm_ctx_sched_out(ctx);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+}
+
+/**
+ * pfm_ctx_cpu_up() - reload a system-wide context on its CPU back online
+ * @ctx: the context, not locked
+ *
+ * Context: on the CPU coming up (CPU hotplug startup).
+ */
+void pfm_ctx_cpu_up(struct pfm_context *ctx)
+{
+	pfm_activate_ipi(ctx);
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/perfmon, in perfmon2's layout where it fits:
+ *
+ *   version                 ABI version, "2.90"
+ *   task_sessions_count     loaded per-thread contexts
+ *   sys_sessions_count      loaded system-wide contexts
+ *   ctx_per_user_max        contexts a uid may hold (root may write)
+ *   formats/                one directory per sampling format
+ *   pmu_desc/model          the registered PMU description's name
+ *   pmu_desc/counter_width  bits of a hardware counter
+ *   pmu_desc/pmcN/, pmdN/   name, type, dfl_val, rsvd_msk, addr
+ *
+ * pmu_desc/ exists while a description is registered (pfm_pmu_mutex).
+ */
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "perfmon.h"
+
+static struct kobject *pfm_kobj;
+static struct kobject *pfm_formats_kobj;
+static struct kobject *pfm_pmu_kobj;
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u.%u\n", PFM_VERSION_MAJ, PFM_VERSION_MIN);
+}
+
+static ssize_t task_sessions_count_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pfm_sessions_count(false));
+}
+
+static ssize_t sys_sessions_count_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pfm_sessions_count(true));
+}
+
+static ssize_t ctx_per_user_max_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(pfm_ctx_per_user_max));
+}
+
+static ssize_t ctx_per_user_max_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(pfm_ctx_per_user_max, v);
+	return count;
+}
+
+static struct kobj_attribute pfm_attr_version = __ATTR_RO(version);
+static struct kobj_attribute pfm_attr_task = __ATTR_RO(task_sessions_count);
+static struct kobj_attribute pfm_attr_sys = __ATTR_RO(sys_sessions_count);
+static struct kobj_attribute pfm_attr_limit = __ATTR_RW_MODE(ctx_per_user_max,
+							     0644);
+
+static struct attribute *pfm_attrs[] = {
+	&pfm_attr_version.attr,
+	&pfm_attr_task.attr,
+	&pfm_attr_sys.attr,
+	&pfm_attr_limit.attr,
+	NULL,
+};
+
+static const struct attribute_group pfm_group = {
+	.attrs = pfm_attrs,
+};
+
+/* One register of the description: a directory of read-only values. */
+struct pfm_reg_kobj {
+	struct kobject kobj;
+	struct list_head list;
+	const struct pfm_regmap_desc *desc;
+};
+
+/* The register directories shown (pfm_pmu_mutex). */
+static LIST_HEAD(pfm_reg_kobjs);
+
+#define to_reg(k) container_of(k, struct pfm_reg_kobj, kobj)
+
+static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_reg(kobj)->desc->name);
+}
+
+static ssize_t type_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "0x%x\n", to_reg(kobj)->desc->type);
+}
+
+static ssize_t dfl_val_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "0x%llx\n", to_reg(kobj)->desc->dfl_val);
+}
+
+static ssize_t rsvd_msk_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "0x%llx\n", to_reg(kobj)->desc->rsvd_msk);
+}
+
+static ssize_t addr_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "0x%lx\n", to_reg(kobj)->desc->hw_addr);
+}
+
+static struct kobj_attribute pfm_reg_name = __ATTR_RO(name);
+static struct kobj_attribute pfm_reg_type = __ATTR_RO(type);
+static struct kobj_attribute pfm_reg_dfl = __ATTR_RO(dfl_val);
+static struct kobj_attribute pfm_reg_rsvd = __ATTR_RO(rsvd_msk);
+static struct kobj_attribute pfm_reg_addr = __ATTR_RO(addr);
+
+static struct attribute *pfm_reg_attrs[] = {
+	&pfm_reg_name.attr,
+	&pfm_reg_type.attr,
+	&pfm_reg_dfl.attr,
+	&pfm_reg_rsvd.attr,
+	&pfm_reg_addr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(pfm_reg);
+
+static void pfm_reg_release(struct kobject *kobj)
+{
+	kfree(to_reg(kobj));
+}
+
+static const struct kobj_type pfm_reg_ktype = {
+	.release	= pfm_reg_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= pfm_reg_groups,
+};
+
+static ssize_t model_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf);
+static ssize_t counter_width_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf);
+static struct kobj_attribute pfm_pmu_model = __ATTR_RO(model);
+static struct kobj_attribute pfm_pmu_width = __ATTR_RO(counter_width);
+static struct attribute *pfm_pmu_attrs[] = {
+	&pfm_pmu_model.attr,
+	&pfm_pmu_width.attr,
+	NULL,
+};
+
+static const struct attribute_group pfm_pmu_group = {
+	.attrs = pfm_pmu_attrs,
+};
+
+/* The description shown; set and cleared under pfm_pmu_mutex. */
+static struct pfm_pmu_config *pfm_sysfs_pmu;
+
+static ssize_t model_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pfm_sysfs_pmu->pmu_name);
+}
+
+static ssize_t counter_width_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->counter_width);
+}
+
+/* Add pmu_desc/<kind><i>/ for every implemented register of @d. */
+static void pfm_sysfs_add_regs(const struct pfm_regmap_desc *d, u16 n,
+			       const char *kind)
+{
+	struct pfm_reg_kobj *r;
+	u16 i;
+
+	for (i = 0; i < n; i++) {
+		if (!(d[i].type & PFM_REGT_IMPL))
+			continue;
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return;
+		r->desc = &d[i];
+		if (kobject_init_and_add(&r->kobj, &pfm_reg_ktype, pfm_pmu_kobj,
+					 "%s%u", kind, i)) {
+			kobject_put(&r->kobj);
+			return;
+		}
+		list_add(&r->list, &pfm_reg_kobjs);
+	}
+}
+
+/**
+ * pfm_sysfs_pmu_add() - show a registered description in pmu_desc/
+ * @pmu: the description
+ *
+ * Best effort: a failure leaves the directory incomplete, not the
+ * registration refused.  Context: under pfm_pmu_mutex.
+ */
+void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
+{
+	pfm_pmu_kobj = kobject_create_and_add("pmu_desc", pfm_kobj);
+	if (!pfm_pmu_kobj)
+		return;
+	pfm_sysfs_pmu = pmu;
+	if (sysfs_create_group(pfm_pmu_kobj, &pfm_pmu_group))
+		return;
+	pfm_sysfs_add_regs(pmu->pmc_desc, pmu->num_pmc_entries, "pmc");
+	pfm_sysfs_add_regs(pmu->pmd_desc, pmu->num_pmd_entries, "pmd");
+}
+
+/**
+ * pfm_sysfs_pmu_remove() - remove pmu_desc/
+ * @pmu: the description
+ *
+ * Context: under pfm_pmu_mutex.
+ */
+void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
+{
+	struct pfm_reg_kobj *r, *tmp;
+
+	if (!pfm_pmu_kobj)
+		return;
+	list_for_each_entry_safe(r, tmp, &pfm_reg_kobjs, list) {
+		list_del(&r->list);
+		kobject_put(&r->kobj);
+	}
+	kobject_put(pfm_pmu_kobj);
+	pfm_pmu_kobj = NULL;
+	pfm_sysfs_pmu = NULL;
+}
+
+int pfm_sysfs_init(void)
+{
+	int ret;
+
+	pfm_kobj = kobject_create_and_add("perfmon", kernel_kobj);
+	if (!pfm_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(pfm_kobj, &pfm_group);
+	if (ret)
+		goto put_kobj;
+	pfm_formats_kobj = kobject_create_and_add("formats", pfm_kobj);
+	if (!pfm_formats_kobj) {
+		ret = -ENOMEM;
+		goto put_kobj;
+	}
+	return 0;
+
+put_kobj:
+	kobject_put(pfm_kobj);
+	return ret;
+}
+
+void pfm_sysfs_exit(void)
+{
+	kobject_put(pfm_formats_kobj);
+	kobject_put(pfm_kobj);
+}

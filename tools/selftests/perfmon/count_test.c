@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting on the software PMU (pfm_soft) through the user library:
+ * per-thread counts against the kernel's own thread clock, stop/start,
+ * 64-bit virtualization of the 32-bit counters, migration, two threads,
+ * attaching to another thread, PFM_MSG_END, system-wide on each CPU
+ * from another CPU, and the permission check across users.
+ *
+ * Tolerances: 2% where the issue fixes it (a counter against
+ * CLOCK_THREAD_CPUTIME_ID or the elapsed time of its own window).
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "pfm_test.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ull
+
+static int start0(int fd)
+{
+	return pfm_start(fd, NULL) ? -errno : 0;
+}
+
+/* Self-monitoring task-clock against this thread's CPU clock. */
+static uint64_t self_task_clock(int fd, uint64_t burn, uint64_t *cputime)
+{
+	uint64_t t0, t1;
+
+	if (pfm_load(fd, gettid()) || start0(fd))
+		return 0;
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	burn_cpu(burn);
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	pfm_stop(fd);
+	*cputime = t1 - t0;
+	return pfm_read_pmd(fd, 0, 0);
+}
+
+TEST(task_clock_matches_thread_cputime)
+{
+	uint64_t v, cpu;
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	ASSERT_LE(0, fd);
+	v = self_task_clock(fd, 300 * MS, &cpu);
+	TH_LOG("task-clock %llu ns, CLOCK_THREAD_CPUTIME_ID %llu ns",
+	       (unsigned long long)v, (unsigned long long)cpu);
+	EXPECT_TRUE(within_pct(v, cpu, 2.0));
+	close(fd);
+}
+
+TEST(counts_frozen_between_stop_and_start)
+{
+	uint64_t v1, v2, v3, cpu;
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	ASSERT_LE(0, fd);
+	v1 = self_task_clock(fd, 50 * MS, &cpu);
+	ASSERT_LT(0, v1);
+	burn_cpu(50 * MS);
+	v2 = pfm_read_pmd(fd, 0, 0);
+	EXPECT_EQ(v1, v2);
+	ASSERT_EQ(0, start0(fd));
+	burn_cpu(50 * MS);
+	ASSERT_EQ(0, pfm_stop(fd));
+	v3 = pfm_read_pmd(fd, 0, 0);
+	EXPECT_TRUE(within_pct(v3 - v2, 50 * MS, 2.0));
+	close(fd);
+}
+
+/* The 32-bit counter wraps; the 64-bit value carries on. */
+TEST(counters_are_64_bit)
+{
+	const uint64_t start = 0x1fff00000ull;	/* 1 ms below a 32-bit wrap */
+	uint64_t v, cpu;
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, start);
+
+	ASSERT_LE(0, fd);
+	v = self_task_clock(fd, 100 * MS, &cpu);
+	TH_LOG("from %#llx to %#llx over %llu ns", (unsigned long long)start,
+	       (unsigned long long)v, (unsigned long long)cpu);
+	EXPECT_EQ(2, v >> 32);
+	EXPECT_TRUE(within_pct(v - start, cpu, 2.0));
+	close(fd);
+}
+
+/* Reading while counting gives a growing value, and needs no stop. */
+TEST(read_while_counting)
+{
+	uint64_t a, b;
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, start0(fd));
+	burn_cpu(20 * MS);
+	a = pfm_read_pmd(fd, 0, 0);
+	burn_cpu(20 * MS);
+	b = pfm_read_pmd(fd, 0, 0);
+	EXPECT_LE(20 * MS * 98 / 100, a);
+	EXPECT_LE(a + 20 * MS * 98 / 100, b);
+	close(fd);
+}
+
+TEST(migration_keeps_one_count)
+{
+	uint64_t t0, t1, v;
+	int fd, i, n = online_cpus();
+
+	if (n < 2)
+		SKIP(return, "needs 2 CPUs");
+	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, start0(fd));
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, pin_to_cpu(i % n));
+		ASSERT_EQ(i % n, sched_getcpu());
+		burn_cpu(30 * MS);
+	}
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pfm_stop(fd));
+	v = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("8 migrations: %llu ns counted, %llu ns ran",
+	       (unsigned long long)v, (unsigned long long)(t1 - t0));
+	EXPECT_TRUE(within_pct(v, t1 - t0, 2.0));
+	close(fd);
+}
+
+struct worker {
+	uint64_t burn, count, cputime;
+	int err;
+};
+
+static void *self_monitor(void *arg)
+{
+	struct worker *w = arg;
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	if (fd < 0) {
+		w->err = fd;
+		return NULL;
+	}
+	w->count = self_task_clock(fd, w->burn, &w->cputime);
+	close(fd);
+	return NULL;
+}
+
+TEST(two_threads_do_not_mix)
+{
+	struct worker w[2] = { { .burn = 200 * MS }, { .burn = 60 * MS } };
+	pthread_t t[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, self_monitor, &w[i]));
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		ASSERT_EQ(0, w[i].err);
+		TH_LOG("thread %d: %llu ns counted, %llu ns ran", i,
+		       (unsigned long long)w[i].count,
+		       (unsigned long long)w[i].cputime);
+		EXPECT_TRUE(within_pct(w[i].count, w[i].cputime, 2.0));
+	}
+}
+
+static atomic_int spin_stop;
+static atomic_int spin_tid;
+
+static void *spinner(void *arg)
+{
+	atomic_store(&spin_tid, gettid());
+	while (!atomic_load(&spin_stop))
+		;
+	return NULL;
+}
+
+/*
+ * Attach to another thread of this process: the hook goes in on its next
+ * return to user space (it spins there, so within a tick).  The thread's
+ * CPU time over the window is read through its CPU clock.
+ */
+TEST(attach_to_another_thread_and_end_message)
+{
+	union pfarg_msg msg;
+	clockid_t cid;
+	pthread_t t;
+	uint64_t c0, c1, v, after;
+	int fd;
+
+	atomic_store(&spin_stop, 0);
+	atomic_store(&spin_tid, 0);
+	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
+	while (!atomic_load(&spin_tid))
+		usleep(1000);
+	ASSERT_EQ(0, pthread_getcpuclockid(t, &cid));
+	ASSERT_EQ(0, pfm_load(fd, atomic_load(&spin_tid)));
+	usleep(20000);			/* let the hook go in */
+	ASSERT_EQ(0, start0(fd));
+	c0 = clock_ns(cid);
+	usleep(200000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	c1 = clock_ns(cid);
+	v = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("other thread: %llu ns counted, %llu ns ran",
+	       (unsigned long long)v, (unsigned long long)(c1 - c0));
+	/* The window's two ends are read around IPIs: 5%. */
+	EXPECT_TRUE(within_pct(v, c1 - c0, 5.0));
+
+	/* Its end: PFM_MSG_END, the context unloads, reads still work. */
+	atomic_store(&spin_stop, 1);
+	pthread_join(t, NULL);
+	ASSERT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
+	EXPECT_EQ(PFM_MSG_END, msg.type);
+	EXPECT_EQ(getpid(), msg.pfm_ovfl_msg.msg_ovfl_pid);
+	EXPECT_EQ(atomic_load(&spin_tid), msg.pfm_ovfl_msg.msg_ovfl_tid);
+	after = pfm_read_pmd(fd, 0, 0);
+	EXPECT_EQ(v, after);
+	EXPECT_EQ(-1, pfm_stop(fd));	/* unloaded */
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(end_message_wakes_poll)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	union pfarg_msg msg;
+	pthread_t t;
+	int fd;
+
+	atomic_store(&spin_stop, 0);
+	atomic_store(&spin_tid, 0);
+	fd = pfm_counting_ctx(0, SOFT_EV_CTX_SWITCHES, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
+	while (!atomic_load(&spin_tid))
+		usleep(1000);
+	ASSERT_EQ(0, pfm_load(fd, atomic_load(&spin_tid)));
+	ASSERT_EQ(0, start0(fd));
+	usleep(20000);
+	pfd.fd = fd;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	atomic_store(&spin_stop, 1);
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
+	EXPECT_EQ(PFM_MSG_END, msg.type);
+	close(fd);
+}
+
+TEST(context_switches_counted)
+{
+	uint64_t v;
+	int fd, i;
+
+	fd = pfm_counting_ctx(0, SOFT_EV_CTX_SWITCHES, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, start0(fd));
+	for (i = 0; i < 50; i++)
+		usleep(1000);		/* one switch out each */
+	ASSERT_EQ(0, pfm_stop(fd));
+	v = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("50 sleeps: %llu context switches", (unsigned long long)v);
+	EXPECT_LE(50, v);
+	EXPECT_GE(60, v);
+	close(fd);
+}
+
+/* System-wide cpu-clock on each CPU, loaded from another CPU. */
+TEST(system_wide_each_cpu_from_another)
+{
+	uint64_t t0, t1, v;
+	int cpu, fd, n = online_cpus();
+
+	if (n < 2)
+		SKIP(return, "needs 2 CPUs");
+	for (cpu = 0; cpu < n; cpu++) {
+		ASSERT_EQ(0, pin_to_cpu((cpu + 1) % n));
+		fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pfm_load(fd, cpu));
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		ASSERT_EQ(0, start0(fd));
+		usleep(100000);
+		ASSERT_EQ(0, pfm_stop(fd));
+		t1 = clock_ns(CLOCK_MONOTONIC);
+		v = pfm_read_pmd(fd, 0, 0);
+		TH_LOG("CPU%d from CPU%d: %llu ns counted in %llu ns", cpu,
+		       (cpu + 1) % n, (unsigned long long)v,
+		       (unsigned long long)(t1 - t0));
+		EXPECT_TRUE(within_pct(v, t1 - t0, 2.0));
+		close(fd);
+	}
+}
+
+/* Run @fn in a child with uid/gid @id; its exit status, or -1. */
+static int as_user(uid_t id, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(id, id, id) || setresuid(id, id, id))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int try_attach(void *arg)
+{
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	if (fd < 0)
+		return 101;
+	return pfm_load(fd, *(pid_t *)arg) == -EPERM ? 0 : 102;
+}
+
+static int try_attach_ok(void *arg)
+{
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	if (fd < 0)
+		return 101;
+	return pfm_load(fd, *(pid_t *)arg) == 0 ? 0 : 103;
+}
+
+/*
+ * A process of uid @id that waits to be killed.  Changing uid made it
+ * non-dumpable; it declares itself dumpable again, as any program
+ * started by that user would be.
+ */
+static pid_t victim(uid_t id)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(id, id, id) || setresuid(id, id, id) ||
+		    prctl(PR_SET_DUMPABLE, 1))
+			_exit(100);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+TEST(attach_refused_across_users)
+{
+	pid_t v;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	v = victim(1001);
+	ASSERT_LT(0, v);
+	usleep(20000);
+	EXPECT_EQ(0, as_user(1000, try_attach, &v));	/* other user */
+	EXPECT_EQ(0, as_user(1001, try_attach_ok, &v));	/* same user */
+	/* Root (CAP_SYS_PTRACE) may. */
+	EXPECT_EQ(0, try_attach_ok(&v));
+	kill(v, SIGKILL);
+	waitpid(v, NULL, 0);
+}
+
+static int fill_limit(void *arg)
+{
+	int fds[4], i, fd, ret = 0;
+
+	for (i = 0; i < 4; i++) {
+		fds[i] = pfm_open();
+		if (fds[i] < 0)
+			return 110 + i;
+	}
+	fd = pfm_open();
+	if (fd >= 0 || errno != EMFILE)
+		ret = 120;
+	for (i = 0; i < 4; i++)
+		close(fds[i]);
+	fd = pfm_open();	/* room again */
+	if (fd < 0)
+		ret = 121;
+	close(fd);
+	return ret;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+TEST(per_user_context_limit)
+{
+	const char *lim = "/sys/kernel/perfmon/ctx_per_user_max";
+	char old[32] = "";
+	int fd;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to set the limit");
+	fd = open(lim, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, read(fd, old, sizeof(old) - 1));
+	close(fd);
+	ASSERT_EQ(0, write_str(lim, "4"));
+	EXPECT_EQ(0, as_user(1002, fill_limit, NULL));
+	ASSERT_EQ(0, write_str(lim, old));
+}
+
+TEST_HARNESS_MAIN
