@@ -2,8 +2,10 @@
 #
 # perfmon: out-of-tree modules, their tests and the QEMU test rig.
 #
-#   make                 build the modules for the running kernel (KDIR)
-#   make ARCH=arm64      cross-build against Debian's arm64 headers
+#   make                 build libperfmon and the modules for the running kernel (KDIR)
+#   make ARCH=arm64      the same, cross-built against Debian's arm64 headers
+#   make install         install libperfmon: header, libraries, pkg-config
+#                        (DESTDIR=, PREFIX=/usr/local)
 #   make deps            install what the project needs (Debian archive)
 #   make check           every gate: builds, sparse, checkpatch, both guests
 #   make run             boot a guest with the modules and show the PMU found
@@ -53,9 +55,16 @@ GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
 KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
 	  CROSS_COMPILE=$(CROSS_COMPILE)
 
-.PHONY: all modules clean deps check run help kdir-check
+.PHONY: all lib install modules clean deps check run help kdir-check
 
-all: modules
+all: lib modules
+
+# The user library (tools/lib), for ARCH.
+lib:
+	$(MAKE) -C $(TOP)/tools/lib ARCH=$(ARCH)
+
+install:
+	$(MAKE) -C $(TOP)/tools/lib ARCH=$(ARCH) install
 
 modules: kdir-check
 	$(KMAKE) modules

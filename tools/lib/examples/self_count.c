@@ -15,7 +15,7 @@
 
 #include <perfmon/perfmon.h>
 
-#define SOFT_EVT_TASK_CLOCK	0x1	/* PMC bits 7:0: event, bit 8: INT */
+#define SOFT_EVT_TASK_CLOCK	0x1	/* PMC bits 7:0: the event */
 #define BUSY_NS			200000000ULL
 
 /* Report a failed call perror-style and exit 1. */

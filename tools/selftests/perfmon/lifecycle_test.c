@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Context lifetime: close() in every state leaves no session and no
+ * hook behind (the thread can be monitored again and counts right),
+ * register writes on a loaded context, and /sys/kernel/perfmon.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pfm_test.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ull
+#define SYSFS	"/sys/kernel/perfmon/"
+
+/* A sysfs file's first line, newline stripped, into @buf. */
+static int sysfs_read(const char *name, char *buf, size_t size)
+{
+	int fd = open(name, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static long sessions(const char *kind)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), SYSFS "%s_sessions_count", kind);
+	return sysfs_read(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 0);
+}
+
+static atomic_int spin_stop;
+static atomic_int spin_tid;
+
+static void *spinner(void *arg)
+{
+	atomic_store(&spin_tid, gettid());
+	while (!atomic_load(&spin_stop))
+		;
+	return NULL;
+}
+
+/* Attach a task-clock context to @tid, started; its fd. */
+static int attach_started(int tid)
+{
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+
+	if (fd < 0)
+		return fd;
+	if (pfm_load(fd, tid) || pfm_start(fd, NULL)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+TEST(close_in_every_state)
+{
+	pthread_t t;
+	clockid_t cid;
+	uint64_t c0, c1, v;
+	int fd;
+
+	/* NEW, then UNLOADED. */
+	fd = pfm_open();
+	ASSERT_LE(0, fd);
+	close(fd);
+	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	close(fd);
+	/* LOADED on this thread, counting. */
+	fd = attach_started(gettid());
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, sessions("task"));
+	close(fd);
+	EXPECT_EQ(0, sessions("task"));
+	/* LOADED on another thread, counting, closed while it runs. */
+	atomic_store(&spin_stop, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
+	while (!atomic_load(&spin_tid))
+		usleep(1000);
+	ASSERT_EQ(0, pthread_getcpuclockid(t, &cid));
+	fd = attach_started(atomic_load(&spin_tid));
+	ASSERT_LE(0, fd);
+	usleep(50000);
+	close(fd);
+	EXPECT_EQ(0, sessions("task"));
+	/* The old hook is gone or inert: a new context counts right. */
+	usleep(20000);
+	fd = attach_started(atomic_load(&spin_tid));
+	ASSERT_LE(0, fd);
+	usleep(20000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	ASSERT_EQ(0, pfm_write_pmds(fd, &(pfarg_pmd_t){ .reg_num = 0 }, 1));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	c0 = clock_ns(cid);
+	usleep(100000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	c1 = clock_ns(cid);
+	v = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("after a close while running: %llu ns counted, %llu ns ran",
+	       (unsigned long long)v, (unsigned long long)(c1 - c0));
+	EXPECT_TRUE(within_pct(v, c1 - c0, 5.0));
+	close(fd);
+	atomic_store(&spin_stop, 1);
+	pthread_join(t, NULL);
+	/* System-wide, counting. */
+	fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, 0));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(1, sessions("sys"));
+	close(fd);
+	EXPECT_EQ(0, sessions("sys"));
+}
+
+/* A PMD written while the context counts takes effect at once. */
+TEST(write_pmds_while_loaded)
+{
+	pfarg_pmd_t pd;
+	uint64_t v;
+	int fd = attach_started(gettid());
+
+	ASSERT_LE(0, fd);
+	burn_cpu(50 * MS);
+	memset(&pd, 0, sizeof(pd));
+	pd.reg_value = 1ull << 40;
+	ASSERT_EQ(0, pfm_write_pmds(fd, &pd, 1));
+	burn_cpu(10 * MS);
+	v = pfm_read_pmd(fd, 0, 0);
+	EXPECT_LE(1ull << 40, v);
+	EXPECT_GT((1ull << 40) + 20 * MS, v);
+	close(fd);
+}
+
+TEST(sysfs_layout)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, sysfs_read(SYSFS "version", buf, sizeof(buf)));
+	EXPECT_STREQ("2.90", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "pmu_desc/model", buf, sizeof(buf)));
+	EXPECT_STREQ("soft", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "pmu_desc/counter_width", buf,
+				sizeof(buf)));
+	EXPECT_STREQ("32", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "pmu_desc/pmc0/name", buf, sizeof(buf)));
+	EXPECT_STREQ("SOFT_EVTSEL0", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "pmu_desc/pmc0/rsvd_msk", buf,
+				sizeof(buf)));
+	EXPECT_STREQ("0xffffffffffffff00", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "pmu_desc/pmd3/name", buf, sizeof(buf)));
+	EXPECT_STREQ("SOFT_CTR3", buf);
+	EXPECT_EQ(-ENOENT, sysfs_read(SYSFS "pmu_desc/pmd4/name", buf,
+				      sizeof(buf)));
+	EXPECT_EQ(0, access(SYSFS "formats", X_OK));
+	ASSERT_EQ(0, sysfs_read(SYSFS "ctx_per_user_max", buf, sizeof(buf)));
+	EXPECT_LT(0, strtol(buf, NULL, 0));
+}
+
+TEST_HARNESS_MAIN
