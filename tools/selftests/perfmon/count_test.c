@@ -272,14 +272,19 @@ TEST(context_switches_counted)
 	v = pfm_read_pmd(fd, 0, 0);
 	TH_LOG("50 sleeps: %llu context switches", (unsigned long long)v);
 	EXPECT_LE(50, v);
-	EXPECT_GE(60, v);
+	EXPECT_GE(75, v);	/* a few preemptions by kernel work */
 	close(fd);
 }
 
-/* System-wide cpu-clock on each CPU, loaded from another CPU. */
+/*
+ * System-wide cpu-clock on each CPU, loaded from another CPU.  The count
+ * lies between the window seen from inside the two calls (after start
+ * returned, before stop was issued) and the window around them; their
+ * difference is the two IPIs' latency, which TCG makes large at times.
+ */
 TEST(system_wide_each_cpu_from_another)
 {
-	uint64_t t0, t1, v;
+	uint64_t outer0, inner0, inner1, outer1, v;
 	int cpu, fd, n = online_cpus();
 
 	if (n < 2)
@@ -289,16 +294,20 @@ TEST(system_wide_each_cpu_from_another)
 		fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, pfm_load(fd, cpu));
-		t0 = clock_ns(CLOCK_MONOTONIC);
+		outer0 = clock_ns(CLOCK_MONOTONIC);
 		ASSERT_EQ(0, start0(fd));
+		inner0 = clock_ns(CLOCK_MONOTONIC);
 		usleep(100000);
+		inner1 = clock_ns(CLOCK_MONOTONIC);
 		ASSERT_EQ(0, pfm_stop(fd));
-		t1 = clock_ns(CLOCK_MONOTONIC);
+		outer1 = clock_ns(CLOCK_MONOTONIC);
 		v = pfm_read_pmd(fd, 0, 0);
-		TH_LOG("CPU%d from CPU%d: %llu ns counted in %llu ns", cpu,
-		       (cpu + 1) % n, (unsigned long long)v,
-		       (unsigned long long)(t1 - t0));
-		EXPECT_TRUE(within_pct(v, t1 - t0, 2.0));
+		TH_LOG("CPU%d from CPU%d: %llu ns counted, window %llu..%llu ns",
+		       cpu, (cpu + 1) % n, (unsigned long long)v,
+		       (unsigned long long)(inner1 - inner0),
+		       (unsigned long long)(outer1 - outer0));
+		EXPECT_LE(inner1 - inner0, v);
+		EXPECT_GE(outer1 - outer0, v);
 		close(fd);
 	}
 }
