@@ -10,7 +10,10 @@
  * at most one context.  The PMU is acquired from the description for
  * the first session and released after the last.
  *
- * Lock order: cpu hotplug lock, pfm_sessions_mutex, ctx->lock.
+ * Lock order: pfm_sessions_mutex, cpu hotplug lock, pfm_sys_lock,
+ * ctx->lock.  The PMU's acquire may take the hotplug lock (static keys),
+ * so the hotplug callbacks do not take pfm_sessions_mutex: the per-CPU
+ * system-wide pointers they read are also guarded by pfm_sys_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +35,7 @@ static DEFINE_MUTEX(pfm_sessions_mutex);
 static unsigned int pfm_task_sessions;
 static unsigned int pfm_sys_sessions;
 static DEFINE_PER_CPU(struct pfm_context *, pfm_sys_ctx);
+static DEFINE_SPINLOCK(pfm_sys_lock);	/* writers also hold the mutex */
 static DEFINE_HASHTABLE(pfm_task_ctxs, 6);
 static enum cpuhp_state pfm_cpuhp_state;
 
@@ -93,13 +97,21 @@ static int pfm_session_acquire(struct pfm_context *ctx,
 	ret = pfm_pmu_acquire(ctx->pmu);
 	if (ret)
 		return ret;
-	if (task) {
+	if (task)
 		pfm_task_sessions++;
-	} else {
+	else
 		pfm_sys_sessions++;
-		per_cpu(pfm_sys_ctx, cpu) = ctx;
-	}
 	return 0;
+}
+
+/* Publish (or withdraw, @ctx NULL) the system-wide context of @cpu. */
+static void pfm_sys_ctx_set(int cpu, struct pfm_context *ctx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pfm_sys_lock, flags);
+	per_cpu(pfm_sys_ctx, cpu) = ctx;
+	spin_unlock_irqrestore(&pfm_sys_lock, flags);
 }
 
 static void pfm_session_release(struct pfm_context *ctx, bool task, int cpu)
@@ -109,7 +121,7 @@ static void pfm_session_release(struct pfm_context *ctx, bool task, int cpu)
 		pfm_task_sessions--;
 	} else {
 		pfm_sys_sessions--;
-		per_cpu(pfm_sys_ctx, cpu) = NULL;
+		pfm_sys_ctx_set(cpu, NULL);
 	}
 	pfm_pmu_release(ctx->pmu);
 }
@@ -298,12 +310,7 @@ int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
 	if (ret)
 		return ret;
 
-	cpus_read_lock();
 	mutex_lock(&pfm_sessions_mutex);
-	if (a.cpu >= 0 && !cpu_online(a.cpu)) {
-		ret = -EINVAL;
-		goto unlock_sessions;
-	}
 	ret = pfm_session_acquire(ctx, a.task, a.cpu);
 	if (ret)
 		goto unlock_sessions;
@@ -319,17 +326,20 @@ int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
 			goto release_session;
 		}
 	} else {
-		pfm_ctx_activate_on(ctx, a.cpu);
+		/* Offline now: the CPU's online callback loads it later. */
+		pfm_sys_ctx_set(a.cpu, ctx);
+		cpus_read_lock();
+		if (cpu_online(a.cpu))
+			pfm_ctx_activate_on(ctx, a.cpu);
+		cpus_read_unlock();
 	}
 	mutex_unlock(&pfm_sessions_mutex);
-	cpus_read_unlock();
 	return 0;
 
 release_session:
 	pfm_session_release(ctx, a.task, a.cpu);
 unlock_sessions:
 	mutex_unlock(&pfm_sessions_mutex);
-	cpus_read_unlock();
 	if (a.hook)
 		pfm_hook_free(a.hook);
 	if (a.task)
@@ -555,28 +565,34 @@ int __pfm_restart(struct pfm_context *ctx)
 	}
 }
 
-/* CPU hotplug: a system-wide context's set leaves and returns with it. */
+/*
+ * CPU hotplug: a system-wide context's set leaves and returns with its
+ * CPU.  The callbacks run on that CPU; pfm_sys_lock keeps the context
+ * from being unloaded (and freed) meanwhile.
+ */
 static int pfm_cpu_online(unsigned int cpu)
 {
 	struct pfm_context *ctx;
+	unsigned long flags;
 
-	mutex_lock(&pfm_sessions_mutex);
+	spin_lock_irqsave(&pfm_sys_lock, flags);
 	ctx = per_cpu(pfm_sys_ctx, cpu);
 	if (ctx)
 		pfm_ctx_cpu_up(ctx);
-	mutex_unlock(&pfm_sessions_mutex);
+	spin_unlock_irqrestore(&pfm_sys_lock, flags);
 	return 0;
 }
 
 static int pfm_cpu_offline(unsigned int cpu)
 {
 	struct pfm_context *ctx;
+	unsigned long flags;
 
-	mutex_lock(&pfm_sessions_mutex);
+	spin_lock_irqsave(&pfm_sys_lock, flags);
 	ctx = per_cpu(pfm_sys_ctx, cpu);
 	if (ctx)
 		pfm_ctx_cpu_down(ctx);
-	mutex_unlock(&pfm_sessions_mutex);
+	spin_unlock_irqrestore(&pfm_sys_lock, flags);
 	return 0;
 }
 

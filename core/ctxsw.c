@@ -230,23 +230,23 @@ void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu)
  * pfm_ctx_cpu_down() - save the context live on a CPU going offline
  * @ctx: the context, not locked
  *
- * Context: on the CPU going down (CPU hotplug teardown).
+ * Context: on the CPU going down (CPU hotplug teardown), interrupts
+ * disabled.
  */
 void pfm_ctx_cpu_down(struct pfm_context *ctx)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx->lock, flags);
+	spin_lock(&ctx->lock);
 	if (ctx->live_cpu == smp_processor_id())
 		pfm_ctx_sched_out(ctx);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	spin_unlock(&ctx->lock);
 }
 
 /**
  * pfm_ctx_cpu_up() - reload a system-wide context on its CPU back online
  * @ctx: the context, not locked
  *
- * Context: on the CPU coming up (CPU hotplug startup).
+ * Context: on the CPU coming up (CPU hotplug startup), interrupts
+ * disabled.
  */
 void pfm_ctx_cpu_up(struct pfm_context *ctx)
 {

@@ -144,6 +144,64 @@ TEST(write_pmds_while_loaded)
 	close(fd);
 }
 
+static int cpu_set_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A system-wide context whose CPU goes offline keeps its count and
+ * counts again once the CPU is back: the count lies between the time
+ * the CPU was surely online while counting and the whole window.
+ */
+TEST(cpu_hotplug_keeps_system_wide_counts)
+{
+	uint64_t t0, t1, t2, t3, t4, t5, v;
+	int fd;
+
+	if (online_cpus() < 2 || getuid() != 0)
+		SKIP(return, "needs 2 CPUs and root");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, 1));
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	usleep(50000);
+	t2 = clock_ns(CLOCK_MONOTONIC);
+	if (cpu_set_online(1, 0)) {
+		close(fd);
+		SKIP(return, "CPU1 cannot go offline here");
+	}
+	usleep(50000);
+	ASSERT_EQ(0, cpu_set_online(1, 1));
+	t3 = clock_ns(CLOCK_MONOTONIC);
+	usleep(50000);
+	t4 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pfm_stop(fd));
+	t5 = clock_ns(CLOCK_MONOTONIC);
+	v = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("counted %llu ns: online at least %llu ns, window %llu ns, offline call to online return %llu ns",
+	       (unsigned long long)v,
+	       (unsigned long long)((t2 - t1) + (t4 - t3)),
+	       (unsigned long long)(t5 - t0), (unsigned long long)(t3 - t2));
+	EXPECT_LE((t2 - t1) + (t4 - t3), v);
+	/* The offline time is not counted. */
+	EXPECT_GT(t5 - t0 - 40 * MS, v);
+	close(fd);
+}
+
 TEST(sysfs_layout)
 {
 	char buf[64];
