@@ -167,7 +167,12 @@ TEST(two_threads_do_not_mix)
 		TH_LOG("thread %d: %llu ns counted, %llu ns ran", i,
 		       (unsigned long long)w[i].count,
 		       (unsigned long long)w[i].cputime);
-		EXPECT_TRUE(within_pct(w[i].count, w[i].cputime, 2.0));
+		/*
+		 * Mixed counts would be off by the other thread's 60 or
+		 * 200 ms; 5% leaves room for TCG's timing noise with both
+		 * vCPUs busy (one run measured 62.07 ms for 60.01 ms).
+		 */
+		EXPECT_TRUE(within_pct(w[i].count, w[i].cputime, 5.0));
 	}
 }
 
