@@ -352,6 +352,7 @@ struct pfm_unload_args {
 	struct pfm_hook *hook;
 	int cpu;
 	bool was_loaded;
+	bool ended;
 };
 
 /* Detach: the set is saved (pfm_ctx_call) and will not go live again. */
@@ -372,8 +373,9 @@ static int __pfm_unload_context(struct pfm_context *ctx, void *arg)
 	}
 	u->was_loaded = true;
 	u->task = ctx->task;
+	u->hook = ctx->hook;
 	/* An ended thread's hook was already let go by the thread side. */
-	u->hook = ctx->task_ended ? NULL : ctx->hook;
+	u->ended = ctx->task_ended;
 	u->cpu = ctx->cpu;
 	ctx->task = NULL;
 	ctx->hook = NULL;
@@ -407,7 +409,7 @@ int pfm_unload_context(struct pfm_context *ctx)
 	}
 	mutex_unlock(&pfm_sessions_mutex);
 	if (u.hook)
-		pfm_hook_remove(u.hook, u.task);
+		pfm_hook_remove(u.hook, u.task, u.ended);
 	if (u.task)
 		put_task_struct(u.task);
 	return ret;

@@ -12,11 +12,11 @@
  * freed by whichever of its works runs last.  The final context switch of
  * an exiting thread unlinks the hook too (nothing walks the list after).
  *
- * A hook is owned by the thread side, not by the context: ctx->hook
- * points to the current one (under ctx->lock); every other hook of the
- * context is stale and does nothing.  References (@refs): one for the
- * install work or the link, one per pending removal work.  The last one
- * frees the hook from pfm_wq, because it may drop from the scheduler.
+ * ctx->hook points to the current hook (under ctx->lock); every other
+ * hook of the context is stale and does nothing.  References (@refs):
+ * one for the context while the hook is current, one for the install
+ * work or the link, one per pending removal work.  The last one frees
+ * the hook from pfm_wq, because it may drop from the scheduler.
  */
 #include <linux/irq_work.h>
 #include <linux/preempt.h>
@@ -211,7 +211,7 @@ struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx)
 	preempt_notifier_init(&hook->pn, &pfm_hook_ops);
 	init_irq_work(&hook->put_iw, pfm_hook_put_irq);
 	INIT_WORK(&hook->put_work, pfm_hook_free_work);
-	refcount_set(&hook->refs, 1);
+	refcount_set(&hook->refs, 2);	/* the context's, the install's */
 	pfm_ctx_get(ctx);
 	hook->ctx = ctx;
 	return hook;
@@ -223,7 +223,8 @@ struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx)
  */
 void pfm_hook_free(struct pfm_hook *hook)
 {
-	pfm_hook_put(hook);
+	pfm_hook_put(hook);	/* the install's */
+	pfm_hook_put(hook);	/* the context's */
 }
 
 /**
@@ -249,21 +250,26 @@ int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task)
 
 /**
  * pfm_hook_remove() - detach a hook that is no longer ctx->hook
- * @hook: the hook
+ * @hook: the hook; the context's reference is dropped
  * @task: the thread it was installed on
+ * @ended: the thread passed its last context switch (nothing to remove)
  *
  * Context: process context.  The hook is freed once the thread has run
  * the removal (or exited).
  */
-void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task)
+void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task,
+		     bool ended)
 {
-	if (task == current) {
+	if (ended) {
+		/* Unlinked by its last switch, or never installed. */
+	} else if (task == current) {
 		pfm_hook_unlink(hook);
-		return;
+	} else {
+		refcount_inc(&hook->refs);
+		init_task_work(&hook->remove_work, pfm_hook_remove_fn);
+		/* An exiting thread unlinks at its last switch instead. */
+		if (task_work_add(task, &hook->remove_work, TWA_RESUME))
+			pfm_hook_put(hook);
 	}
-	refcount_inc(&hook->refs);
-	init_task_work(&hook->remove_work, pfm_hook_remove_fn);
-	/* An exiting thread unlinks at its last context switch instead. */
-	if (task_work_add(task, &hook->remove_work, TWA_RESUME))
-		pfm_hook_put(hook);
+	pfm_hook_put(hook);	/* the context's */
 }

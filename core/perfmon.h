@@ -248,7 +248,8 @@ unsigned int pfm_sessions_count(bool system);
 struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx);
 void pfm_hook_free(struct pfm_hook *hook);
 int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task);
-void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task);
+void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task,
+		     bool ended);
 
 /* core/msg.c */
 void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
