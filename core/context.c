@@ -176,6 +176,23 @@ void pfm_event_set_free(struct pfm_event_set *set)
 }
 
 /**
+ * pfm_check_created() - refuse a context that PFM_CREATE_CONTEXT did not make
+ * @ctx: the context, locked
+ *
+ * Register and event-set calls work in every later state: loaded
+ * contexts come to them through pfm_ctx_call(), with their registers
+ * saved in the set and reloaded afterwards.
+ *
+ * Return: 0, or -EBADFD while the context is NEW.
+ */
+int pfm_check_created(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	return ctx->state == PFM_CTX_NEW ? -EBADFD : 0;
+}
+
+/**
  * pfm_find_set() - look up an event set of a context
  * @ctx: the context, locked
  * @id: set number

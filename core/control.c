@@ -572,7 +572,8 @@ int __pfm_restart(struct pfm_context *ctx)
  * CPU.  The callbacks run on that CPU; pfm_sys_lock keeps the context
  * from being unloaded (and freed) meanwhile.
  */
-static int pfm_cpu_online(unsigned int cpu)
+static int pfm_cpu_hotplug(unsigned int cpu,
+			   void (*fn)(struct pfm_context *ctx))
 {
 	struct pfm_context *ctx;
 	unsigned long flags;
@@ -580,22 +581,19 @@ static int pfm_cpu_online(unsigned int cpu)
 	spin_lock_irqsave(&pfm_sys_lock, flags);
 	ctx = per_cpu(pfm_sys_ctx, cpu);
 	if (ctx)
-		pfm_ctx_cpu_up(ctx);
+		fn(ctx);
 	spin_unlock_irqrestore(&pfm_sys_lock, flags);
 	return 0;
 }
 
+static int pfm_cpu_online(unsigned int cpu)
+{
+	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up);
+}
+
 static int pfm_cpu_offline(unsigned int cpu)
 {
-	struct pfm_context *ctx;
-	unsigned long flags;
-
-	spin_lock_irqsave(&pfm_sys_lock, flags);
-	ctx = per_cpu(pfm_sys_ctx, cpu);
-	if (ctx)
-		pfm_ctx_cpu_down(ctx);
-	spin_unlock_irqrestore(&pfm_sys_lock, flags);
-	return 0;
+	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_down);
 }
 
 int pfm_sessions_init(void)

@@ -172,7 +172,7 @@ struct pfm_context {
 	struct hlist_node task_node;
 };
 
-/* The context's thread or CPU, for messages and logs. */
+/* A system-wide context (monitors a CPU), not a per-thread one. */
 static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
 {
 	return ctx->flags & PFM_FL_SYSTEM_WIDE;
@@ -197,6 +197,7 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 			 struct pfm_pmu_config *pmu,
 			 struct pfm_event_set *set0);
 struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id);
+int pfm_check_created(struct pfm_context *ctx);
 
 /* core/regs.c */
 int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,

@@ -11,17 +11,6 @@
 
 #include "perfmon.h"
 
-/* States in which registers may be written and read. */
-static int pfm_check_regs_state(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	/*
-	 * Loaded contexts come here through pfm_ctx_call(): their registers
-	 * are saved in the set and reloaded afterwards.
-	 */
-	return ctx->state == PFM_CTX_NEW ? -EBADFD : 0;
-}
-
 /* Is every bit of the PFM_PMD_BV vector @v an implemented PMD? */
 static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
 {
@@ -75,7 +64,7 @@ int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
 	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	ret = pfm_check_regs_state(ctx);
+	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
 
@@ -179,7 +168,7 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	ret = pfm_check_regs_state(ctx);
+	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
 
@@ -218,7 +207,7 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 	u32 err;
 
 	lockdep_assert_held(&ctx->lock);
-	ret = pfm_check_regs_state(ctx);
+	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
 

@@ -199,10 +199,12 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 	struct pfm_event_set *set;
 	unsigned int i, n = 0;
 	u32 err;
+	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->state == PFM_CTX_NEW)
-		return -EBADFD;
+	ret = pfm_check_created(ctx);
+	if (ret)
+		return ret;
 	for (i = 0; i < count; i++) {
 		err = pfm_setdesc_check(&req[i]);
 		if (!err && pfm_setdesc_dup(req, i))
@@ -252,10 +254,12 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
+	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->state == PFM_CTX_NEW)
-		return -EBADFD;
+	ret = pfm_check_created(ctx);
+	if (ret)
+		return ret;
 	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		err = 0;
@@ -303,11 +307,12 @@ int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
 	struct pfm_event_set *set;
 	struct pfarg_setinfo *r;
 	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->state == PFM_CTX_NEW)
-		return -EBADFD;
+	ret = pfm_check_created(ctx);
+	if (ret)
+		return ret;
 	for (i = 0; i < count; i++) {
 		r = &req[i];
 		set = pfm_find_set(ctx, r->set_id);
