@@ -42,6 +42,20 @@ static int pfm_ioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) < 0 ? -1 : 0;
 }
 
+/* Check an array argument: 0, or -1 with errno EINVAL or EFAULT. */
+static int pfm_array_check(const void *arr, int count)
+{
+	if (count < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!arr) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Issue an array ioctl on count elements of size bytes, in chunks of at
  * most PFM_MAX_ARRAY.  Stops at the first failing chunk: the kernel has
@@ -55,14 +69,8 @@ static int pfm_array_ioctl(int fd, unsigned long req, void *arr,
 	char *p = arr;
 	int n;
 
-	if (count < 1) {
-		errno = EINVAL;
+	if (pfm_array_check(arr, count))
 		return -1;
-	}
-	if (!arr) {
-		errno = EFAULT;
-		return -1;
-	}
 	while (count > 0) {
 		n = count < PFM_MAX_ARRAY ? count : PFM_MAX_ARRAY;
 		memset(&a, 0, sizeof(a));
@@ -231,14 +239,9 @@ int pfm_get_reg_info(struct pfarg_reg_info *info, int count)
 {
 	int fd, ret;
 
-	if (count < 1) {
-		errno = EINVAL;
+	/* Before opening the device: a bad argument needs no device. */
+	if (pfm_array_check(info, count))
 		return -1;
-	}
-	if (!info) {
-		errno = EFAULT;
-		return -1;
-	}
 	fd = pfm_dev_open(O_RDONLY);
 	if (fd < 0)
 		return -1;
