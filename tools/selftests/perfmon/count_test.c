@@ -10,9 +10,7 @@
  * CLOCK_THREAD_CPUTIME_ID or the elapsed time of its own window).
  */
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -176,17 +174,6 @@ TEST(two_threads_do_not_mix)
 	}
 }
 
-static atomic_int spin_stop;
-static atomic_int spin_tid;
-
-static void *spinner(void *arg)
-{
-	atomic_store(&spin_tid, gettid());
-	while (!atomic_load(&spin_stop))
-		;
-	return NULL;
-}
-
 /*
  * Attach to another thread of this process: the hook goes in on its next
  * return to user space (it spins there, so within a tick).  The thread's
@@ -195,20 +182,17 @@ static void *spinner(void *arg)
 TEST(attach_to_another_thread_and_end_message)
 {
 	union pfarg_msg msg;
+	struct spinner sp;
 	clockid_t cid;
-	pthread_t t;
 	uint64_t c0, c1, v, after;
-	int fd;
+	int fd, tid;
 
-	atomic_store(&spin_stop, 0);
-	atomic_store(&spin_tid, 0);
 	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
-	while (!atomic_load(&spin_tid))
-		usleep(1000);
-	ASSERT_EQ(0, pthread_getcpuclockid(t, &cid));
-	ASSERT_EQ(0, pfm_load(fd, atomic_load(&spin_tid)));
+	tid = spinner_start(&sp);
+	ASSERT_LT(0, tid);
+	ASSERT_EQ(0, pthread_getcpuclockid(sp.thread, &cid));
+	ASSERT_EQ(0, pfm_load(fd, tid));
 	usleep(20000);			/* let the hook go in */
 	ASSERT_EQ(0, start0(fd));
 	c0 = clock_ns(cid);
@@ -222,12 +206,11 @@ TEST(attach_to_another_thread_and_end_message)
 	EXPECT_TRUE(within_pct(v, c1 - c0, 5.0));
 
 	/* Its end: PFM_MSG_END, the context unloads, reads still work. */
-	atomic_store(&spin_stop, 1);
-	pthread_join(t, NULL);
+	spinner_stop(&sp);
 	ASSERT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
 	EXPECT_EQ(PFM_MSG_END, msg.type);
 	EXPECT_EQ(getpid(), msg.pfm_ovfl_msg.msg_ovfl_pid);
-	EXPECT_EQ(atomic_load(&spin_tid), msg.pfm_ovfl_msg.msg_ovfl_tid);
+	EXPECT_EQ(tid, msg.pfm_ovfl_msg.msg_ovfl_tid);
 	after = pfm_read_pmd(fd, 0, 0);
 	EXPECT_EQ(v, after);
 	EXPECT_EQ(-1, pfm_stop(fd));	/* unloaded */
@@ -239,23 +222,19 @@ TEST(end_message_wakes_poll)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	union pfarg_msg msg;
-	pthread_t t;
-	int fd;
+	struct spinner sp;
+	int fd, tid;
 
-	atomic_store(&spin_stop, 0);
-	atomic_store(&spin_tid, 0);
 	fd = pfm_counting_ctx(0, SOFT_EV_CTX_SWITCHES, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
-	while (!atomic_load(&spin_tid))
-		usleep(1000);
-	ASSERT_EQ(0, pfm_load(fd, atomic_load(&spin_tid)));
+	tid = spinner_start(&sp);
+	ASSERT_LT(0, tid);
+	ASSERT_EQ(0, pfm_load(fd, tid));
 	ASSERT_EQ(0, start0(fd));
 	usleep(20000);
 	pfd.fd = fd;
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
-	atomic_store(&spin_stop, 1);
-	pthread_join(t, NULL);
+	spinner_stop(&sp);
 	EXPECT_EQ(1, poll(&pfd, 1, 5000));
 	EXPECT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
 	EXPECT_EQ(PFM_MSG_END, msg.type);

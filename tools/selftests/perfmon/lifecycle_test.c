@@ -4,8 +4,6 @@
  * hook behind (the thread can be monitored again and counts right),
  * register writes on a loaded context, and /sys/kernel/perfmon.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,17 +38,6 @@ static long sessions(const char *kind)
 	return sysfs_read(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 0);
 }
 
-static atomic_int spin_stop;
-static atomic_int spin_tid;
-
-static void *spinner(void *arg)
-{
-	atomic_store(&spin_tid, gettid());
-	while (!atomic_load(&spin_stop))
-		;
-	return NULL;
-}
-
 /* Attach a task-clock context to @tid, started; its fd. */
 static int attach_started(int tid)
 {
@@ -67,10 +54,10 @@ static int attach_started(int tid)
 
 TEST(close_in_every_state)
 {
-	pthread_t t;
+	struct spinner sp;
 	clockid_t cid;
 	uint64_t c0, c1, v;
-	int fd;
+	int fd, tid;
 
 	/* NEW, then UNLOADED. */
 	fd = pfm_open();
@@ -86,19 +73,17 @@ TEST(close_in_every_state)
 	close(fd);
 	EXPECT_EQ(0, sessions("task"));
 	/* LOADED on another thread, counting, closed while it runs. */
-	atomic_store(&spin_stop, 0);
-	ASSERT_EQ(0, pthread_create(&t, NULL, spinner, NULL));
-	while (!atomic_load(&spin_tid))
-		usleep(1000);
-	ASSERT_EQ(0, pthread_getcpuclockid(t, &cid));
-	fd = attach_started(atomic_load(&spin_tid));
+	tid = spinner_start(&sp);
+	ASSERT_LT(0, tid);
+	ASSERT_EQ(0, pthread_getcpuclockid(sp.thread, &cid));
+	fd = attach_started(tid);
 	ASSERT_LE(0, fd);
 	usleep(50000);
 	close(fd);
 	EXPECT_EQ(0, sessions("task"));
 	/* The old hook is gone or inert: a new context counts right. */
 	usleep(20000);
-	fd = attach_started(atomic_load(&spin_tid));
+	fd = attach_started(tid);
 	ASSERT_LE(0, fd);
 	usleep(20000);
 	ASSERT_EQ(0, pfm_stop(fd));
@@ -113,8 +98,7 @@ TEST(close_in_every_state)
 	       (unsigned long long)v, (unsigned long long)(c1 - c0));
 	EXPECT_TRUE(within_pct(v, c1 - c0, 5.0));
 	close(fd);
-	atomic_store(&spin_stop, 1);
-	pthread_join(t, NULL);
+	spinner_stop(&sp);
 	/* System-wide, counting. */
 	fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
 	ASSERT_LE(0, fd);

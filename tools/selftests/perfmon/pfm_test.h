@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -146,6 +148,45 @@ static inline uint64_t pfm_read_pmd(int fd, uint16_t set, uint16_t num)
 	if (pfm_read_pmds(fd, &pd, 1))
 		return (uint64_t)-errno;
 	return pd.reg_value;
+}
+
+/* A thread spinning in user space: a target to attach to. */
+struct spinner {
+	pthread_t thread;
+	atomic_int stop;
+	atomic_int tid;
+};
+
+static inline void *spinner_fn(void *arg)
+{
+	struct spinner *s = arg;
+
+	atomic_store(&s->tid, gettid());
+	while (!atomic_load(&s->stop))
+		;
+	return NULL;
+}
+
+/* Start the spinner and wait until it runs: its thread id, or -errno. */
+static inline int spinner_start(struct spinner *s)
+{
+	int err;
+
+	atomic_store(&s->stop, 0);
+	atomic_store(&s->tid, 0);
+	err = pthread_create(&s->thread, NULL, spinner_fn, s);
+	if (err)
+		return -err;
+	while (!atomic_load(&s->tid))
+		usleep(1000);
+	return atomic_load(&s->tid);
+}
+
+/* Let it end and join it. */
+static inline void spinner_stop(struct spinner *s)
+{
+	atomic_store(&s->stop, 1);
+	pthread_join(s->thread, NULL);
 }
 
 #endif /* _PFM_TEST_H */
