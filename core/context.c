@@ -246,6 +246,7 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	ctx->pmu = pmu;
 	list_add(&set0->list, &ctx->sets);
 	ctx->active_set = set0;
+	pfm_cfg_init(ctx);
 	ctx->state = PFM_CTX_UNLOADED;
 	return 0;
 }

@@ -13,7 +13,9 @@
  * Lock order: pfm_sessions_mutex, cpu hotplug lock, pfm_sys_lock,
  * ctx->lock.  The PMU's acquire may take the hotplug lock (static keys),
  * so the hotplug callbacks do not take pfm_sessions_mutex: the per-CPU
- * system-wide pointers they read are also guarded by pfm_sys_lock.
+ * system-wide pointers they read are also guarded by pfm_sys_lock.  The
+ * PMU's per-CPU setup runs on every online CPU for the first session,
+ * and on a CPU coming online while any session exists.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,22 +53,61 @@ static struct pfm_context *pfm_task_ctx(struct task_struct *task)
 	return NULL;
 }
 
+/*
+ * The description whose cpu_setup ran on every online CPU, from the
+ * first session to the last.  Written under the hotplug read lock, read
+ * by the hotplug callbacks (which run under its write side).
+ */
+static struct pfm_pmu_config *pfm_pmu_live;
+
+static void pfm_cpu_setup_ipi(void *info)
+{
+	struct pfm_pmu_config *pmu = info;
+
+	pmu->cpu_setup(pmu);
+}
+
+static void pfm_cpu_teardown_ipi(void *info)
+{
+	struct pfm_pmu_config *pmu = info;
+
+	pmu->cpu_teardown(pmu);
+}
+
 static int pfm_pmu_acquire(struct pfm_pmu_config *pmu)
 {
 	int ret;
 
-	if (pfm_task_sessions + pfm_sys_sessions || !pmu->acquire)
+	lockdep_assert_held(&pfm_sessions_mutex);
+	if (pfm_task_sessions + pfm_sys_sessions)
 		return 0;
-	ret = pmu->acquire(pmu);
-	if (ret)
-		pr_info_ratelimited("PMU %s busy (%d): see the description module's log line\n",
-				    pmu->pmu_name, ret);
-	return ret;
+	if (pmu->acquire) {
+		ret = pmu->acquire(pmu);
+		if (ret) {
+			pr_info_ratelimited("PMU %s busy (%d): see the description module's log line\n",
+					    pmu->pmu_name, ret);
+			return ret;
+		}
+	}
+	cpus_read_lock();
+	if (pmu->cpu_setup)
+		on_each_cpu(pfm_cpu_setup_ipi, pmu, 1);
+	pfm_pmu_live = pmu;
+	cpus_read_unlock();
+	return 0;
 }
 
 static void pfm_pmu_release(struct pfm_pmu_config *pmu)
 {
-	if (!(pfm_task_sessions + pfm_sys_sessions) && pmu->release)
+	lockdep_assert_held(&pfm_sessions_mutex);
+	if (pfm_task_sessions + pfm_sys_sessions)
+		return;
+	cpus_read_lock();
+	if (pmu->cpu_teardown)
+		on_each_cpu(pfm_cpu_teardown_ipi, pmu, 1);
+	pfm_pmu_live = NULL;
+	cpus_read_unlock();
+	if (pmu->release)
 		pmu->release(pmu);
 }
 
@@ -588,12 +629,30 @@ static int pfm_cpu_hotplug(unsigned int cpu,
 
 static int pfm_cpu_online(unsigned int cpu)
 {
+	struct pfm_pmu_config *pmu = pfm_pmu_live;
+	unsigned long flags;
+
+	/* The PMU first: the context reloaded next relies on it. */
+	if (pmu && pmu->cpu_setup) {
+		local_irq_save(flags);
+		pmu->cpu_setup(pmu);
+		local_irq_restore(flags);
+	}
 	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up);
 }
 
 static int pfm_cpu_offline(unsigned int cpu)
 {
-	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_down);
+	struct pfm_pmu_config *pmu = pfm_pmu_live;
+	unsigned long flags;
+
+	pfm_cpu_hotplug(cpu, pfm_ctx_cpu_down);
+	if (pmu && pmu->cpu_teardown) {
+		local_irq_save(flags);
+		pmu->cpu_teardown(pmu);
+		local_irq_restore(flags);
+	}
+	return 0;
 }
 
 int pfm_sessions_init(void)

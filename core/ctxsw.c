@@ -102,6 +102,8 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
 	pfm_set_load_hw(ctx, ctx->active_set);
+	if (pmu->num_cfg)
+		pmu->load_cfg(pmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	if (ctx->started && ctx->state == PFM_CTX_LOADED) {
@@ -133,6 +135,9 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 		ctx->counting = false;
 	}
 	pfm_set_save_hw(ctx, ctx->active_set);
+	/* The next thread on this CPU must not inherit the settings. */
+	if (pmu->num_cfg)
+		pmu->load_cfg(pmu, NULL);
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
 }

@@ -188,6 +188,28 @@ static int pfm_array_read_pmds(struct pfm_context *ctx, void *arg)
 	return __pfm_read_pmds(ctx, a->req, a->count);
 }
 
+/*
+ * Driver settings are checked in the caller's context before the core
+ * takes the context lock (pfm_set_drv_config()), so they do not go
+ * through pfm_ioctl_array()'s pfm_ctx_call().
+ */
+static long pfm_ioctl_drv_config(struct pfm_context *ctx, void __user *uarg,
+				 bool set)
+{
+	struct pfarg_array arr;
+	void *req;
+	int ret;
+
+	req = pfm_array_in(uarg, sizeof(struct pfarg_drv_cfg), &arr);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	if (set)
+		ret = pfm_set_drv_config(ctx, req, arr.arr_count);
+	else
+		ret = pfm_get_drv_config(ctx, req, arr.arr_count);
+	return pfm_array_out(&arr, sizeof(struct pfarg_drv_cfg), req, ret);
+}
+
 static int pfm_array_delete_evtsets(struct pfm_context *ctx, void *arg)
 {
 	struct pfm_array_args *a = arg;
@@ -374,6 +396,10 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return pfm_ioctl_create_evtsets(ctx, uarg);
 	case PFM_DELETE_EVTSETS:
 		return pfm_ioctl_delete_evtsets(ctx, uarg);
+	case PFM_SET_DRV_CONFIG:
+		return pfm_ioctl_drv_config(ctx, uarg, true);
+	case PFM_GET_DRV_CONFIG:
+		return pfm_ioctl_drv_config(ctx, uarg, false);
 	case PFM_GETINFO_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
 				       pfm_array_getinfo_evtsets);

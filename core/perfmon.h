@@ -140,6 +140,7 @@ struct pfm_hook;
  * @end_pid: per-thread: thread group of the monitored thread, for PFM_MSG_END
  * @end_tid: per-thread: the monitored thread, for PFM_MSG_END
  * @task_node: per-thread: in the table of monitored threads (sessions mutex)
+ * @drv_cfg: driver settings (PFM_SET_DRV_CONFIG), in force while live
  */
 struct pfm_context {
 	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -170,6 +171,7 @@ struct pfm_context {
 	pid_t end_pid;
 	pid_t end_tid;
 	struct hlist_node task_node;
+	u64 drv_cfg[PFM_MAX_DRV_CFG];
 };
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
@@ -251,6 +253,13 @@ void pfm_hook_free(struct pfm_hook *hook);
 int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task);
 void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task,
 		     bool ended);
+
+/* core/drvcfg.c */
+int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count);
+int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count);
+void pfm_cfg_init(struct pfm_context *ctx);
 
 /* core/msg.c */
 void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);

@@ -78,7 +78,9 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	    !pfm_regmap_valid(pmu->pmc_desc, pmu->num_pmc_entries, "PMC") ||
 	    !pfm_regmap_valid(pmu->pmd_desc, pmu->num_pmd_entries, "PMD") ||
 	    !pmu->write_pmc || !pmu->write_pmd || !pmu->read_pmd ||
-	    !pmu->start || !pmu->stop) {
+	    !pmu->start || !pmu->stop || pmu->num_cfg > PFM_MAX_DRV_CFG ||
+	    (pmu->num_cfg && (!pmu->cfg_check || !pmu->load_cfg)) ||
+	    !pfm_regmap_valid(pmu->cfg_desc, pmu->num_cfg, "setting")) {
 		pr_err("refusing malformed PMU description\n");
 		return -EINVAL;
 	}
@@ -183,6 +185,10 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 	case PFM_REG_KIND_PMD:
 		if (r->info_num < pmu->max_pmd)
 			d = &pmu->pmd_desc[r->info_num];
+		break;
+	case PFM_REG_KIND_CFG:
+		if (r->info_num < pmu->num_cfg)
+			d = &pmu->cfg_desc[r->info_num];
 		break;
 	default:
 		r->info_flags = PFM_REG_RETFL_EINVAL;

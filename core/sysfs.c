@@ -2,7 +2,7 @@
 /*
  * /sys/kernel/perfmon, in perfmon2's layout where it fits:
  *
- *   version                 ABI version, "2.90"
+ *   version                 ABI version, "2.91"
  *   task_sessions_count     loaded per-thread contexts
  *   sys_sessions_count      loaded system-wide contexts
  *   ctx_per_user_max        contexts a uid may hold (root may write)
@@ -10,6 +10,8 @@
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
  *   pmu_desc/pmcN/, pmdN/   name, type, dfl_val, rsvd_msk, addr
+ *   pmu_desc/cfgN/          driver setting N (PFM_SET_DRV_CONFIG): name and
+ *                           dfl_val matter, the rest reads as for a PMC
  *
  * pmu_desc/ exists while a description is registered (pfm_pmu_mutex).
  */
@@ -219,6 +221,7 @@ void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
 		return;
 	pfm_sysfs_add_regs(pmu->pmc_desc, pmu->num_pmc_entries, "pmc");
 	pfm_sysfs_add_regs(pmu->pmd_desc, pmu->num_pmd_entries, "pmd");
+	pfm_sysfs_add_regs(pmu->cfg_desc, pmu->num_cfg, "cfg");
 }
 
 /**

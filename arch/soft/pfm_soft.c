@@ -25,6 +25,10 @@
  * Idle state and context switches come from the sched_switch
  * tracepoint, registered while a context is loaded.
  *
+ * Driver setting 0, clock_unit_ns (PFM_SET_DRV_CONFIG): the clock
+ * counters count units of that many ns (1 to 10^9, default 1), so that
+ * a long measurement fits the 32-bit counters with fewer wraps.
+ *
  * Overflow: an hrtimer pinned to the CPU fires when the first clock
  * counter reaches its wrap; a context-switch counter that wraps in the
  * scheduler raises an irq_work.  Either reports the wrap to the core
@@ -38,6 +42,7 @@
 #include <linux/bits.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -55,6 +60,9 @@
 
 #define SOFT_EVTSEL_EVENT	GENMASK_ULL(7, 0)
 #define SOFT_EVTSEL_RSVD	(~SOFT_EVTSEL_EVENT)
+
+/* Driver settings. */
+#define SOFT_CFG_CLOCK_UNIT	0
 
 /* Event codes of SOFT_EVTSEL_EVENT. */
 enum pfm_soft_event {
@@ -79,6 +87,10 @@ static const struct pfm_regmap_desc pfm_soft_pmd_desc[SOFT_NUM_CTRS] = {
 	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR3", 3),
 };
 
+static const struct pfm_regmap_desc pfm_soft_cfg_desc[] = {
+	[SOFT_CFG_CLOCK_UNIT] = PFM_CFG_D("clock_unit_ns", 1),
+};
+
 /* The reserved mask lets through every event code; refuse unknown ones. */
 static int pfm_soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 			      u64 value)
@@ -91,11 +103,13 @@ static int pfm_soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
  * @evtsel: its PMC
  * @raw: events since the counter was last written, never wrapped
  * @acked: wraps reported to the core, in units of SOFT_CTR_WRAP
+ * @rem: clock counters: ns not yet making a whole unit
  */
 struct soft_ctr {
 	u64 evtsel;
 	u64 raw;
 	u64 acked;
+	u64 rem;
 };
 
 /**
@@ -104,6 +118,7 @@ struct soft_ctr {
  * @running: counting (between start and stop)
  * @idle: the CPU runs its idle task
  * @t_last: local_clock() up to which clock counters are current
+ * @unit: ns per count of the clock counters (clock_unit_ns)
  * @wrap_timer: fires at the first clock counter's wrap
  * @wrap_iw: reports a context-switch counter's wrap out of the scheduler
  */
@@ -112,6 +127,7 @@ struct soft_cpu {
 	bool running;
 	bool idle;
 	u64 t_last;
+	u64 unit;
 	struct hrtimer wrap_timer;
 	struct irq_work wrap_iw;
 };
@@ -129,9 +145,16 @@ static bool soft_is_clock(const struct soft_ctr *c)
 	       soft_event(c) == SOFT_EV_CPU_CLOCK;
 }
 
+/* Add @ns to a clock counter, in units of sc->unit. */
+static void soft_add_ns(struct soft_cpu *sc, struct soft_ctr *c, u64 ns)
+{
+	c->raw += div64_u64_rem(ns + c->rem, sc->unit, &c->rem);
+}
+
 /* Bring the clock counters up to now. */
 static void soft_fold_time(struct soft_cpu *sc)
 {
+	struct soft_ctr *c;
 	u64 now, delta;
 	unsigned int i;
 
@@ -141,22 +164,26 @@ static void soft_fold_time(struct soft_cpu *sc)
 	delta = now - sc->t_last;
 	sc->t_last = now;
 	for (i = 0; i < SOFT_NUM_CTRS; i++) {
-		if (soft_event(&sc->ctr[i]) == SOFT_EV_CPU_CLOCK ||
-		    (soft_event(&sc->ctr[i]) == SOFT_EV_TASK_CLOCK && !sc->idle))
-			sc->ctr[i].raw += delta;
+		c = &sc->ctr[i];
+		if (soft_event(c) == SOFT_EV_CPU_CLOCK ||
+		    (soft_event(c) == SOFT_EV_TASK_CLOCK && !sc->idle))
+			soft_add_ns(sc, c, delta);
 	}
 }
 
 /* Arm the wrap timer for the clock counter closest to its wrap. */
 static void soft_arm_timer(struct soft_cpu *sc)
 {
-	u64 left, next = U64_MAX;
+	u64 done, left, next = U64_MAX;
 	unsigned int i;
 
 	for (i = 0; sc->running && i < SOFT_NUM_CTRS; i++) {
 		if (!soft_is_clock(&sc->ctr[i]))
 			continue;
-		left = sc->ctr[i].acked + SOFT_CTR_WRAP - sc->ctr[i].raw;
+		done = sc->ctr[i].raw - sc->ctr[i].acked;
+		/* ns to the wrap; a wrap not reported yet is due now */
+		left = done >= SOFT_CTR_WRAP ? 0 :
+		       (SOFT_CTR_WRAP - done) * sc->unit - sc->ctr[i].rem;
 		next = min(next, left);
 	}
 	if (next == U64_MAX)
@@ -234,6 +261,7 @@ static void soft_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	soft_fold_time(sc);
 	sc->ctr[cnum].raw = value & SOFT_CTR_MASK;
 	sc->ctr[cnum].acked = 0;
+	sc->ctr[cnum].rem = 0;
 	soft_arm_timer(sc);
 }
 
@@ -266,6 +294,22 @@ static void soft_stop(struct pfm_pmu_config *pmu)
 	sc->running = false;
 	/* Never waits: this may run inside the timer's own callback. */
 	hrtimer_try_to_cancel(&sc->wrap_timer);
+}
+
+static int soft_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
+			  u64 value, u32 ctx_flags)
+{
+	/* num < ARRAY_SIZE(pfm_soft_cfg_desc): checked by the core */
+	return value >= 1 && value <= NSEC_PER_SEC ? 0 : -EINVAL;
+}
+
+static void soft_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+{
+	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
+
+	soft_fold_time(sc);
+	sc->unit = cfg ? cfg[SOFT_CFG_CLOCK_UNIT] : 1;
+	soft_arm_timer(sc);
 }
 
 /* The sched_switch tracepoint, registered while contexts are loaded. */
@@ -315,6 +359,10 @@ static struct pfm_pmu_config pfm_soft_pmu = {
 	.read_pmd	 = soft_read_pmd,
 	.start		 = soft_start,
 	.stop		 = soft_stop,
+	.cfg_desc	 = pfm_soft_cfg_desc,
+	.num_cfg	 = ARRAY_SIZE(pfm_soft_cfg_desc),
+	.cfg_check	 = soft_cfg_check,
+	.load_cfg	 = soft_load_cfg,
 };
 
 static int __init pfm_soft_init(void)
@@ -324,6 +372,7 @@ static int __init pfm_soft_init(void)
 
 	for_each_possible_cpu(cpu) {
 		sc = per_cpu_ptr(&soft_cpu, cpu);
+		sc->unit = 1;
 		hrtimer_init(&sc->wrap_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->wrap_timer.function = soft_wrap_timer_fn;

@@ -13,10 +13,11 @@
 struct module;
 
 /**
- * struct pfm_regmap_desc - one PMC or PMD of a PMU description
+ * struct pfm_regmap_desc - one PMC, PMD or driver setting of a description
  * @type: PFM_REGT_* bits; a register without PFM_REGT_IMPL does not exist
  * @name: register name shown to users (at most PFM_NAME_LEN - 1 chars)
- * @dfl_val: PMC: value after reset; the reserved bits must keep it
+ * @dfl_val: PMC: value after reset; the reserved bits must keep it.
+ *           Driver setting: its value when a context is created
  * @rsvd_msk: PMC: bits that are reserved; a write that changes them from
  *            @dfl_val is refused
  * @hw_addr: hardware address (MSR number, system register encoding)
@@ -54,6 +55,22 @@ struct pfm_regmap_desc {
  *            64-bit value never goes backwards.
  * @start: let the programmed counters of this CPU's PMU count.
  * @stop: freeze them.
+ * @cpu_setup: optional; prepares this CPU's PMU (global enables, its
+ *             interrupt) for the register ops.  Called on every online
+ *             CPU after @acquire and on a CPU that comes online while
+ *             the PMU is acquired, before any context is loaded there.
+ * @cpu_teardown: optional; undoes @cpu_setup, on every online CPU before
+ *                @release and on a CPU going offline, after its context
+ *                was saved.  Both run with interrupts disabled.
+ * @cfg_desc: optional driver settings (PFM_SET_DRV_CONFIG), indexed by
+ *            setting number: name and default; type PFM_REGT_IMPL
+ * @num_cfg: entries in @cfg_desc, at most PFM_MAX_DRV_CFG
+ * @cfg_check: validates one setting for a context with @ctx_flags
+ *             (PFM_FL_*); returns 0 or -EINVAL.  Runs in the caller's
+ *             context, no lock held; may not rely on the PMU's state.
+ * @load_cfg: puts a context's settings (@cfg, @num_cfg values) in force
+ *            on this CPU's PMU, or the defaults when @cfg is NULL.  Runs
+ *            like the register ops; required when @num_cfg is set.
  *
  * The register ops run on the CPU whose PMU they touch, with interrupts
  * disabled and the context lock held; they must not sleep.  A counter
@@ -88,6 +105,13 @@ struct pfm_pmu_config {
 	u64 (*read_pmd)(struct pfm_pmu_config *pmu, u16 cnum);
 	void (*start)(struct pfm_pmu_config *pmu);
 	void (*stop)(struct pfm_pmu_config *pmu);
+	void (*cpu_setup)(struct pfm_pmu_config *pmu);
+	void (*cpu_teardown)(struct pfm_pmu_config *pmu);
+	const struct pfm_regmap_desc *cfg_desc;
+	u16 num_cfg;
+	int (*cfg_check)(const struct pfm_pmu_config *pmu, u16 num, u64 value,
+			 u32 ctx_flags);
+	void (*load_cfg)(struct pfm_pmu_config *pmu, const u64 *cfg);
 
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
@@ -105,6 +129,8 @@ struct pfm_pmu_config {
 	.dfl_val = (_dfl), .rsvd_msk = (_rsvd), .hw_addr = (_addr) }
 #define PFM_PMD_D(_type, _name, _addr) {		\
 	.type = PFM_REGT_IMPL | (_type), .name = (_name), .hw_addr = (_addr) }
+#define PFM_CFG_D(_name, _dfl) {			\
+	.type = PFM_REGT_IMPL, .name = (_name), .dfl_val = (_dfl) }
 
 int pfm_pmu_register(struct pfm_pmu_config *pmu);
 void pfm_pmu_unregister(struct pfm_pmu_config *pmu);

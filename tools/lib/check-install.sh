@@ -45,12 +45,12 @@ installed() {
 	local f
 
 	for f in "$inc/perfmon/perfmon.h" "$inc/perfmon/perfmon_abi.h" \
-		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.1.0" \
+		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.2.0" \
 		 "$lib/pkgconfig/libperfmon.pc"; do
 		[ -f "$f" ] || { echo "missing ${f#"$tmp"}"; return 1; }
 	done
 	for f in libperfmon.so.0 libperfmon.so; do
-		[ "$(readlink "$lib/$f")" = libperfmon.so.0.1.0 ] ||
+		[ "$(readlink "$lib/$f")" = libperfmon.so.0.2.0 ] ||
 			{ echo "bad symlink /usr/lib/$f"; return 1; }
 	done
 }
@@ -80,22 +80,25 @@ linked_shared() {
 }
 
 soname() {
-	readelf -d "$lib/libperfmon.so.0.1.0" |
+	readelf -d "$lib/libperfmon.so.0.2.0" |
 		grep -q 'SONAME.*\[libperfmon\.so\.0\]'
 }
 
 # nm -D: the defined symbols are exactly the calls declared in the
-# header, each with version PERFMON_0.1.
+# header, each with the version node libperfmon.map gives it.
 exports() {
-	local want got
+	local want mapped got
 
-	mapfile -t want < <(grep -oE '\<pfm_[a-z_]+\(' \
-			    "$here/include/perfmon/perfmon.h" | tr -d '(' | sort -u)
-	got=$(nm -D --defined-only "$lib/libperfmon.so.0.1.0" |
+	want=$(grep -oE '\<pfm_[a-z_]+\(' "$here/include/perfmon/perfmon.h" |
+	       tr -d '(' | sort -u)
+	mapped=$(awk '/^PERFMON_[0-9.]+ \{/ { node = $1 }
+		      /^\t\tpfm_[a-z_]+;$/ { sub(";", ""); print $1 "@@" node }' \
+		 "$here/libperfmon.map" | sort)
+	got=$(nm -D --defined-only "$lib/libperfmon.so.0.2.0" |
 	      awk '$2 != "A" { print $3 }' | sort)
-	[ "${#want[@]}" -eq 15 ] ||
-		{ echo "header declares ${#want[@]} calls, not 15"; return 1; }
-	diff <(printf '%s@@PERFMON_0.1\n' "${want[@]}") <(echo "$got")
+	diff <(echo "$want") <(echo "$mapped" | sed 's/@@.*//') ||
+		{ echo "header and libperfmon.map differ"; return 1; }
+	diff <(echo "$mapped") <(echo "$got")
 }
 
 # Without /dev/perfmon, the example fails with ENOSYS.
@@ -120,8 +123,8 @@ pc=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$tmp \
      pkg-config --cflags --libs --static libperfmon) ||
 	{ fail "pkg-config libperfmon"; exit 1; }
 read -ra pcflags <<<"$pc"
-check "pkg-config --modversion libperfmon is 0.1.0" \
-	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 0.1.0
+check "pkg-config --modversion libperfmon is 0.2.0" \
+	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 0.2.0
 check "header alone, -std=c99 -pedantic" header_c99
 if command -v g++ >/dev/null; then
 	check "header from C++ (extern \"C\"), static link and run" header_cxx
@@ -137,8 +140,8 @@ check "examples/self_count.c, shared link" \
 	gcc "${cflags[@]}" -o "$tmp/self_count_shared" \
 	"$here/examples/self_count.c" "${pcflags[@]}"
 check "shared program needs libperfmon.so.0" linked_shared
-check "libperfmon.so.0.1.0 has soname libperfmon.so.0" soname
-check "nm -D: exactly the pfm_* calls, version PERFMON_0.1" exports
+check "libperfmon.so.0.2.0 has soname libperfmon.so.0" soname
+check "nm -D: exactly the pfm_* calls, versions from libperfmon.map" exports
 
 if [ -e /dev/perfmon ]; then
 	ok "self_count without /dev/perfmon (skipped: /dev/perfmon present)"

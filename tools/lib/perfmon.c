@@ -196,6 +196,20 @@ int pfm_unload_context(int fd)
 	return pfm_ioctl(fd, PFM_UNLOAD_CONTEXT, NULL);
 }
 
+/* Change PMU driver settings of a context; all or none are applied. */
+int pfm_set_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count)
+{
+	return pfm_array_ioctl(fd, PFM_SET_DRV_CONFIG, cfg, sizeof(*cfg),
+			       count);
+}
+
+/* Read PMU driver settings of a context, named by cfg_num. */
+int pfm_get_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count)
+{
+	return pfm_array_ioctl(fd, PFM_GET_DRV_CONFIG, cfg, sizeof(*cfg),
+			       count);
+}
+
 /* ABI version of the loaded module; major or minor may be NULL. */
 int pfm_get_version(unsigned int *major, unsigned int *minor)
 {

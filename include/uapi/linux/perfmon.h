@@ -25,7 +25,7 @@
  * 2.8x; 2.90 is the first of this implementation.
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		90U
+#define PFM_VERSION_MIN		91U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -330,6 +330,7 @@ struct pfarg_pmu_info {
 /* Register kinds (pfarg_reg_info.info_kind). */
 #define PFM_REG_KIND_PMC	1
 #define PFM_REG_KIND_PMD	2
+#define PFM_REG_KIND_CFG	3	/* a driver setting (PFM_SET_DRV_CONFIG) */
 
 /* Register type bits (pfarg_reg_info.info_type). */
 #define PFM_REGT_IMPL		0x01	/* implemented */
@@ -341,10 +342,10 @@ struct pfarg_pmu_info {
 /**
  * struct pfarg_reg_info - one register's description (PFM_GET_REG_INFO)
  * @info_num: register index (in)
- * @info_kind: PFM_REG_KIND_PMC or PFM_REG_KIND_PMD (in)
+ * @info_kind: PFM_REG_KIND_PMC, PFM_REG_KIND_PMD or PFM_REG_KIND_CFG (in)
  * @info_flags: out: PFM_REG_RETFL_NOTAVAIL when not implemented
  * @info_type: out: PFM_REGT_*
- * @info_dfl_val: out: default value (PMC)
+ * @info_dfl_val: out: default value (PMC, driver setting)
  * @info_rsvd_msk: out: bits that must be written as zero (PMC)
  * @info_hw_addr: out: hardware address (MSR, system register encoding)
  * @info_name: out: register name
@@ -363,6 +364,32 @@ struct pfarg_reg_info {
 	__u64 info_reserved[2];
 };
 
+/* Driver settings a context can carry (pfarg_drv_cfg.cfg_num). */
+#define PFM_MAX_DRV_CFG		8
+
+/**
+ * struct pfarg_drv_cfg - one PMU driver setting (PFM_SET_DRV_CONFIG,
+ * PFM_GET_DRV_CONFIG)
+ * @cfg_num: the setting, as listed by PFM_GET_REG_INFO with
+ *           PFM_REG_KIND_CFG (in)
+ * @cfg_reserved1: zero
+ * @cfg_flags: zero in; PFM_REG_RETFL_* out
+ * @cfg_value: value (in for SET, out for GET)
+ * @cfg_reserved2: zero
+ *
+ * Settings that do not fit a PMC (counter width, user-level counter
+ * access, a clock's unit).  They belong to the context: they are in
+ * force on the PMU while the context is live, and the PMU's defaults
+ * otherwise.
+ */
+struct pfarg_drv_cfg {
+	__u16 cfg_num;
+	__u16 cfg_reserved1;
+	__u32 cfg_flags;
+	__u64 cfg_value;
+	__u64 cfg_reserved2[2];
+};
+
 #define PFM_GET_VERSION		_IOR(PFM_IOC_MAGIC, 0x00, struct pfarg_version)
 #define PFM_CREATE_CONTEXT	_IOW(PFM_IOC_MAGIC, 0x01, struct pfarg_create)
 #define PFM_WRITE_PMCS		_IOW(PFM_IOC_MAGIC, 0x02, struct pfarg_array)
@@ -376,6 +403,8 @@ struct pfarg_reg_info {
 #define PFM_DELETE_EVTSETS	_IOW(PFM_IOC_MAGIC, 0x0a, struct pfarg_array)
 #define PFM_GETINFO_EVTSETS	_IOW(PFM_IOC_MAGIC, 0x0b, struct pfarg_array)
 #define PFM_UNLOAD_CONTEXT	_IO(PFM_IOC_MAGIC, 0x0c)
+#define PFM_SET_DRV_CONFIG	_IOW(PFM_IOC_MAGIC, 0x0d, struct pfarg_array)
+#define PFM_GET_DRV_CONFIG	_IOW(PFM_IOC_MAGIC, 0x0e, struct pfarg_array)
 #define PFM_GET_PMU_INFO	_IOR(PFM_IOC_MAGIC, 0x10, struct pfarg_pmu_info)
 #define PFM_GET_REG_INFO	_IOW(PFM_IOC_MAGIC, 0x11, struct pfarg_array)
 

@@ -49,6 +49,10 @@ int pfm_get_version(unsigned int *major, unsigned int *minor);
 int pfm_get_pmu_info(struct pfarg_pmu_info *info);
 int pfm_get_reg_info(struct pfarg_reg_info *info, int count);
 
+/* Extensions on a context: PMU driver settings (since 0.2). */
+int pfm_set_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
+int pfm_get_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
+
 #ifdef __cplusplus
 }
 #endif

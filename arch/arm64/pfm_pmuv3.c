@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfm_pmuv3: PMU description for the Arm PMUv3 (Armv8-A and later).
+ *
+ * Register map (the numbers follow the hardware's counter index):
+ *   PMCn  (n < PMCR_EL0.N) PMEVTYPERn_EL0: event (bits 15:0 from
+ *         PMUv3p1, 9:0 before) and the exception-level filters P
+ *         (exclude EL1), U (exclude EL0), NSK, NSU, NSH (include EL2).
+ *   PMC31 PMCCFILTR_EL0: the same filters for the cycle counter.
+ *   PMDn  PMEVCNTRn_EL0, PMD31 PMCCNTR_EL0: counters, 64 bits wide with
+ *         PMUv3p5 (PMCR_EL0.LP and LC set), 32 bits before; the core
+ *         extends 32-bit ones to 64 bits from their overflow interrupts.
+ * Every other bit of a PMC is reserved.  An event the PMU says it does
+ * not implement (PMCEID0/1_EL0, for the common events) is refused.
+ *
+ * Driver setting 0, el0_access: 1 lets the monitored thread read the
+ * counters itself (PMUSERENR_EL0.ER and CR: mrs of PMCCNTR_EL0,
+ * PMEVCNTRn_EL0 through PMSELR_EL0) while its context is live; 0 (the
+ * default) traps such reads.  Per-thread contexts only: on a monitored
+ * CPU every thread could read them.
+ *
+ * Overflow: the PMU's per-CPU interrupt (a PPI), found in the DT node
+ * "arm,armv8-pmuv3" or in the ACPI MADT's GICC entries.  The builtin
+ * PMUv3 driver requests it at boot; then loading fails with -EBUSY and
+ * a log line naming the boot option that keeps the driver away.
+ *
+ * The counters and their enables are per CPU; every op runs on the CPU
+ * whose PMU it touches, with interrupts disabled (the core's rule), so
+ * the PMSELR_EL0 indirection never races with the interrupt handler.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/acpi.h>
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/of_irq.h>
+#include <linux/percpu.h>
+#include <asm/perf_event.h>
+#include <asm/sysreg.h>
+#include <perfmon/pmu.h>
+
+#define PMUV3_CYCLE_IDX		31	/* PMC/PMD index of the cycle counter */
+#define PMUV3_NUM_REGS		32
+
+/* ID_AA64DFR0_EL1.PMUVer */
+#define PMUV3_DFR0_PMUVER	GENMASK_ULL(11, 8)
+#define PMUV3_VER_V3		0x1
+#define PMUV3_VER_V3P1		0x4
+#define PMUV3_VER_V3P5		0x6
+#define PMUV3_VER_IMPDEF	0xf
+
+/* PMEVTYPERn_EL0 / PMCCFILTR_EL0 filters */
+#define PMUV3_EXCL_EL1		BIT_ULL(31)	/* P */
+#define PMUV3_EXCL_EL0		BIT_ULL(30)	/* U */
+#define PMUV3_NSK		BIT_ULL(29)
+#define PMUV3_NSU		BIT_ULL(28)
+#define PMUV3_INCL_EL2		BIT_ULL(27)	/* NSH */
+#define PMUV3_FILTERS		(PMUV3_EXCL_EL1 | PMUV3_EXCL_EL0 | \
+				 PMUV3_NSK | PMUV3_NSU | PMUV3_INCL_EL2)
+
+/* Driver settings */
+#define PMUV3_CFG_EL0_ACCESS	0
+#define PMUV3_USERENR_READ	(ARMV8_PMU_USERENR_CR | ARMV8_PMU_USERENR_ER)
+
+static bool long_counters = true;
+module_param(long_counters, bool, 0444);
+MODULE_PARM_DESC(long_counters, "64-bit event counters where PMUv3p5 has them (default true)");
+
+static const char pmuv3_boot_fix[] = "initcall_blacklist=armv8_pmu_driver_init";
+
+/**
+ * struct pmuv3_info - what the probe found
+ * @pmuver: ID_AA64DFR0_EL1.PMUVer
+ * @num_ctrs: event counters (PMCR_EL0.N)
+ * @long_ctrs: 64-bit event counters (PMUv3p5)
+ * @ctr_mask: PMCNTEN/PMINTEN/PMOVS bits of the implemented counters
+ * @pmceid: PMCEID0_EL0 (low) and PMCEID1_EL0 (high): common events
+ * @irq: the per-CPU overflow interrupt
+ */
+struct pmuv3_info {
+	unsigned int pmuver;
+	unsigned int num_ctrs;
+	bool long_ctrs;
+	u32 ctr_mask;
+	u64 pmceid[2];
+	int irq;
+};
+
+static struct pmuv3_info pmuv3;
+static struct pfm_regmap_desc pmuv3_pmc_desc[PMUV3_NUM_REGS];
+static struct pfm_regmap_desc pmuv3_pmd_desc[PMUV3_NUM_REGS];
+static char pmuv3_names[2][PMUV3_NUM_REGS][PFM_NAME_LEN];
+static int __percpu *pmuv3_irq_cookie;
+
+static const struct pfm_regmap_desc pmuv3_cfg_desc[] = {
+	[PMUV3_CFG_EL0_ACCESS] = PFM_CFG_D("el0_access", 0),
+};
+
+/* Counters are selected through PMSELR_EL0: callers have IRQs off. */
+static void pmuv3_select(u16 idx)
+{
+	write_sysreg(idx, pmselr_el0);
+	isb();
+}
+
+static void pmuv3_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	if (cnum == PMUV3_CYCLE_IDX) {
+		write_sysreg(value, pmccfiltr_el0);
+		return;
+	}
+	pmuv3_select(cnum);
+	write_sysreg(value, pmxevtyper_el0);
+}
+
+static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	if (cnum == PMUV3_CYCLE_IDX) {
+		write_sysreg(value, pmccntr_el0);
+		return;
+	}
+	pmuv3_select(cnum);
+	write_sysreg(value, pmxevcntr_el0);
+}
+
+/*
+ * A counter whose overflow flag is set wrapped and its interrupt was not
+ * taken yet: it reads as its highest value (the core's rule), and the
+ * handler clears the flag before reporting the wrap.
+ */
+static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+{
+	if (read_sysreg(pmovsset_el0) & BIT(cnum))
+		return pmu->ovfl_mask;
+	if (cnum == PMUV3_CYCLE_IDX)
+		return read_sysreg(pmccntr_el0);
+	pmuv3_select(cnum);
+	return read_sysreg(pmxevcntr_el0);
+}
+
+static void pmuv3_start(struct pfm_pmu_config *pmu)
+{
+	write_sysreg(read_sysreg(pmcr_el0) | ARMV8_PMU_PMCR_E, pmcr_el0);
+	isb();
+}
+
+static void pmuv3_stop(struct pfm_pmu_config *pmu)
+{
+	write_sysreg(read_sysreg(pmcr_el0) & ~ARMV8_PMU_PMCR_E, pmcr_el0);
+	isb();
+}
+
+/* Counters enabled one by one, counting gated by PMCR_EL0.E (start). */
+static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
+{
+	u64 pmcr = 0;
+
+	/* The cycle counter overflows at the event counters' width. */
+	if (pmuv3.long_ctrs)
+		pmcr |= ARMV8_PMU_PMCR_LP | ARMV8_PMU_PMCR_LC;
+	write_sysreg(pmcr, pmcr_el0);
+	write_sysreg(0, pmuserenr_el0);
+	write_sysreg(pmuv3.ctr_mask, pmovsclr_el0);
+	write_sysreg(pmuv3.ctr_mask, pmintenset_el1);
+	write_sysreg(pmuv3.ctr_mask, pmcntenset_el0);
+	isb();
+	enable_percpu_irq(pmuv3.irq, IRQ_TYPE_NONE);
+}
+
+static void pmuv3_cpu_teardown(struct pfm_pmu_config *pmu)
+{
+	disable_percpu_irq(pmuv3.irq);
+	write_sysreg(0, pmcr_el0);
+	write_sysreg(0, pmuserenr_el0);
+	write_sysreg(pmuv3.ctr_mask, pmcntenclr_el0);
+	write_sysreg(pmuv3.ctr_mask, pmintenclr_el1);
+	write_sysreg(pmuv3.ctr_mask, pmovsclr_el0);
+	isb();
+}
+
+static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
+{
+	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	u32 ovs;
+
+	ovs = read_sysreg(pmovsclr_el0) & pmuv3.ctr_mask;
+	if (!ovs)
+		return IRQ_NONE;
+	/* Cleared first, so that read_pmd() returns the wrapped counter. */
+	write_sysreg(ovs, pmovsclr_el0);
+	isb();
+	bitmap_zero(ovfl, PFM_MAX_PMDS);
+	bitmap_from_arr32(ovfl, &ovs, 32);
+	pfm_interrupt(ovfl);
+	return IRQ_HANDLED;
+}
+
+/*
+ * Is common event @ev implemented?  PMCEID0_EL0 has events 0x00-0x1f in
+ * its low half and 0x4000-0x401f in its high half, PMCEID1_EL0 0x20-0x3f
+ * and 0x4020-0x403f.
+ */
+static bool pmuv3_event_ok(unsigned int ev)
+{
+	unsigned int half = 0;
+
+	if (ev >= 0x4000 && ev < 0x4040) {
+		ev -= 0x4000;
+		half = 32;
+	} else if (ev >= 0x40) {
+		return true;	/* implementation defined: the CPU's own list */
+	}
+	return pmuv3.pmceid[ev / 32] & BIT_ULL(half + ev % 32);
+}
+
+static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
+			   u64 value)
+{
+	if (cnum == PMUV3_CYCLE_IDX)
+		return 0;
+	return pmuv3_event_ok(value & ARMV8_PMU_EVTYPE_EVENT) ? 0 : -EINVAL;
+}
+
+static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
+			   u64 value, u32 ctx_flags)
+{
+	if (value > 1)
+		return -EINVAL;
+	/* On a monitored CPU any thread could read the counters. */
+	if (value && (ctx_flags & PFM_FL_SYSTEM_WIDE))
+		return -EINVAL;
+	return 0;
+}
+
+static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+{
+	bool el0 = cfg && cfg[PMUV3_CFG_EL0_ACCESS];
+
+	write_sysreg(el0 ? PMUV3_USERENR_READ : 0, pmuserenr_el0);
+	isb();
+}
+
+static struct pfm_pmu_config pmuv3_pmu = {
+	.pmu_name	 = "armv8_pmuv3",
+	.owner		 = THIS_MODULE,
+	.pmc_desc	 = pmuv3_pmc_desc,
+	.num_pmc_entries = PMUV3_NUM_REGS,
+	.pmd_desc	 = pmuv3_pmd_desc,
+	.num_pmd_entries = PMUV3_NUM_REGS,
+	.pmc_write_check = pmuv3_pmc_check,
+	.write_pmc	 = pmuv3_write_pmc,
+	.write_pmd	 = pmuv3_write_pmd,
+	.read_pmd	 = pmuv3_read_pmd,
+	.start		 = pmuv3_start,
+	.stop		 = pmuv3_stop,
+	.cpu_setup	 = pmuv3_cpu_setup,
+	.cpu_teardown	 = pmuv3_cpu_teardown,
+	.cfg_desc	 = pmuv3_cfg_desc,
+	.num_cfg	 = ARRAY_SIZE(pmuv3_cfg_desc),
+	.cfg_check	 = pmuv3_cfg_check,
+	.load_cfg	 = pmuv3_load_cfg,
+};
+
+/* Describe counter @idx: its PMC (filters, event) and PMD. */
+static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
+{
+	bool cycles = idx == PMUV3_CYCLE_IDX;
+	struct pfm_regmap_desc *c = &pmuv3_pmc_desc[idx];
+	struct pfm_regmap_desc *d = &pmuv3_pmd_desc[idx];
+
+	if (cycles) {
+		snprintf(pmuv3_names[0][idx], PFM_NAME_LEN, "PMCCFILTR_EL0");
+		snprintf(pmuv3_names[1][idx], PFM_NAME_LEN, "PMCCNTR_EL0");
+		c->hw_addr = SYS_PMCCFILTR_EL0;
+		d->hw_addr = SYS_PMCCNTR_EL0;
+	} else {
+		snprintf(pmuv3_names[0][idx], PFM_NAME_LEN, "PMEVTYPER%u_EL0", idx);
+		snprintf(pmuv3_names[1][idx], PFM_NAME_LEN, "PMEVCNTR%u_EL0", idx);
+		/* PMEVTYPER<n>_EL0 and PMEVCNTR<n>_EL0: CRm from n / 8 */
+		c->hw_addr = sys_reg(3, 3, 14, 12 + (idx >> 3), idx & 7);
+		d->hw_addr = sys_reg(3, 3, 14, 8 + (idx >> 3), idx & 7);
+	}
+	c->type = PFM_REGT_IMPL;
+	c->name = pmuv3_names[0][idx];
+	c->rsvd_msk = ~(PMUV3_FILTERS | (cycles ? 0 : evt_mask));
+	d->type = PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR;
+	d->name = pmuv3_names[1][idx];
+}
+
+/* Read this CPU's PMU identification; -ENODEV without a PMUv3. */
+static int pmuv3_probe_regs(void)
+{
+	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
+	unsigned int i;
+	u64 evt_mask;
+
+	pmuv3.pmuver = FIELD_GET(PMUV3_DFR0_PMUVER, dfr0);
+	if (pmuv3.pmuver < PMUV3_VER_V3 || pmuv3.pmuver == PMUV3_VER_IMPDEF) {
+		pr_info("no PMUv3 on this CPU (ID_AA64DFR0_EL1.PMUVer %u)\n",
+			pmuv3.pmuver);
+		return -ENODEV;
+	}
+	pmuv3.num_ctrs = (read_sysreg(pmcr_el0) >> ARMV8_PMU_PMCR_N_SHIFT) &
+			 ARMV8_PMU_PMCR_N_MASK;
+	pmuv3.long_ctrs = long_counters && pmuv3.pmuver >= PMUV3_VER_V3P5;
+	pmuv3.ctr_mask = GENMASK(pmuv3.num_ctrs - 1, 0) | BIT(PMUV3_CYCLE_IDX);
+	if (!pmuv3.num_ctrs)
+		pmuv3.ctr_mask = BIT(PMUV3_CYCLE_IDX);
+	pmuv3.pmceid[0] = read_sysreg(pmceid0_el0);
+	pmuv3.pmceid[1] = read_sysreg(pmceid1_el0);
+	evt_mask = pmuv3.pmuver >= PMUV3_VER_V3P1 ? GENMASK_ULL(15, 0) :
+						     GENMASK_ULL(9, 0);
+	for (i = 0; i < pmuv3.num_ctrs; i++)
+		pmuv3_add_counter(i, evt_mask);
+	pmuv3_add_counter(PMUV3_CYCLE_IDX, evt_mask);
+	pmuv3_pmu.counter_width = pmuv3.long_ctrs ? 64 : 32;
+	return 0;
+}
+
+/* The PMU interrupt from the device tree; 0 when there is none. */
+static int pmuv3_dt_irq(void)
+{
+	struct device_node *np;
+	int irq;
+
+	np = of_find_compatible_node(NULL, NULL, "arm,armv8-pmuv3");
+	if (!np)
+		return 0;
+	irq = irq_of_parse_and_map(np, 0);
+	of_node_put(np);
+	return irq;
+}
+
+#ifdef CONFIG_ACPI
+/* The PMU interrupt from the first MADT GICC entry that has one. */
+static int pmuv3_acpi_irq(void)
+{
+	struct acpi_madt_generic_interrupt *gicc;
+	struct acpi_subtable_header *h;
+	struct acpi_table_header *tbl;
+	int irq = 0, trigger;
+	void *p, *end;
+
+	if (acpi_disabled ||
+	    ACPI_FAILURE(acpi_get_table(ACPI_SIG_MADT, 0, &tbl)))
+		return 0;
+	p = (void *)tbl + sizeof(struct acpi_table_madt);
+	end = (void *)tbl + tbl->length;
+	for (; p + sizeof(*h) <= end; p += h->length) {
+		h = p;
+		if (!h->length)
+			break;
+		if (h->type != ACPI_MADT_TYPE_GENERIC_INTERRUPT)
+			continue;
+		gicc = p;
+		if (!gicc->performance_interrupt)
+			continue;
+		trigger = gicc->flags & ACPI_MADT_PERFORMANCE_IRQ_MODE ?
+			  ACPI_EDGE_SENSITIVE : ACPI_LEVEL_SENSITIVE;
+		irq = acpi_register_gsi(NULL, gicc->performance_interrupt,
+					trigger, ACPI_ACTIVE_HIGH);
+		break;
+	}
+	acpi_put_table(tbl);
+	return irq > 0 ? irq : 0;
+}
+#else
+static int pmuv3_acpi_irq(void)
+{
+	return 0;
+}
+#endif
+
+static int pmuv3_request_irq(void)
+{
+	int ret;
+
+	pmuv3.irq = pmuv3_dt_irq();
+	if (!pmuv3.irq)
+		pmuv3.irq = pmuv3_acpi_irq();
+	if (!pmuv3.irq) {
+		pr_err("no PMU interrupt in the firmware description (DT \"arm,armv8-pmuv3\" or ACPI MADT): overflows cannot be handled\n");
+		return -ENODEV;
+	}
+	if (!irq_is_percpu_devid(pmuv3.irq)) {
+		pr_err("PMU interrupt %d is not a per-CPU interrupt (PPI); SPI-wired PMUs are not supported\n",
+		       pmuv3.irq);
+		return -ENODEV;
+	}
+	pmuv3_irq_cookie = alloc_percpu(int);
+	if (!pmuv3_irq_cookie)
+		return -ENOMEM;
+	ret = request_percpu_irq(pmuv3.irq, pmuv3_irq_handler, "perfmon-pmuv3",
+				 pmuv3_irq_cookie);
+	if (ret == -EBUSY)
+		pr_err("PMU interrupt %d is owned by the builtin PMUv3 driver (arm-pmu): boot with %s to leave it to perfmon\n",
+		       pmuv3.irq, pmuv3_boot_fix);
+	else if (ret)
+		pr_err("cannot request PMU interrupt %d (%d)\n", pmuv3.irq, ret);
+	if (ret)
+		free_percpu(pmuv3_irq_cookie);
+	return ret;
+}
+
+static void pmuv3_free_irq(void)
+{
+	free_percpu_irq(pmuv3.irq, pmuv3_irq_cookie);
+	free_percpu(pmuv3_irq_cookie);
+}
+
+static int __init pfm_pmuv3_init(void)
+{
+	int ret;
+
+	ret = pmuv3_probe_regs();
+	if (ret)
+		return ret;
+	ret = pmuv3_request_irq();
+	if (ret)
+		return ret;
+	ret = pfm_pmu_register(&pmuv3_pmu);
+	if (ret)
+		goto free_irq;
+	pr_info("PMUv3 (PMUVer %u): %u event counters + cycle counter, %u-bit, interrupt %d\n",
+		pmuv3.pmuver, pmuv3.num_ctrs, pmuv3_pmu.counter_width,
+		pmuv3.irq);
+	return 0;
+
+free_irq:
+	pmuv3_free_irq();
+	return ret;
+}
+
+/* No context holds the module any more: the PMU was torn down. */
+static void __exit pfm_pmuv3_exit(void)
+{
+	pfm_pmu_unregister(&pmuv3_pmu);
+	pmuv3_free_irq();
+}
+
+module_init(pfm_pmuv3_init);
+module_exit(pfm_pmuv3_exit);
+
+MODULE_DESCRIPTION("perfmon: Arm PMUv3 description");
+MODULE_LICENSE("GPL");

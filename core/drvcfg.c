@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Driver settings (PFM_SET_DRV_CONFIG, PFM_GET_DRV_CONFIG): PMU-specific
+ * values that do not fit a PMC, carried by the context.
+ *
+ * The description validates every entry in the caller's context, before
+ * anything changes; then the values are applied at once under the
+ * context lock, where the context is live (pfm_ctx_call() saves and
+ * reloads it, and the reload puts them in force).  No generation count
+ * is needed: the context lock already orders the change against every
+ * sched in.  A refused entry leaves all settings as they were.
+ */
+#include <linux/lockdep.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "perfmon.h"
+
+/* The description and flags of a created context, or -EBADFD. */
+static int pfm_cfg_ctx(struct pfm_context *ctx,
+		       struct pfm_pmu_config **pmu, u32 *ctx_flags)
+{
+	unsigned long flags;
+	int ret;
+
+	/* Both are fixed once the context is created. */
+	spin_lock_irqsave(&ctx->lock, flags);
+	ret = pfm_check_created(ctx);
+	*pmu = ctx->pmu;
+	*ctx_flags = ctx->flags;
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return ret;
+}
+
+static u32 pfm_cfg_entry_check(const struct pfm_pmu_config *pmu,
+			       const struct pfarg_drv_cfg *req, bool set,
+			       u32 ctx_flags)
+{
+	if (req->cfg_reserved1 || (req->cfg_flags & ~PFM_REG_RETFL_MASK) ||
+	    memchr_inv(req->cfg_reserved2, 0, sizeof(req->cfg_reserved2)))
+		return PFM_REG_RETFL_EFLAGS;
+	if (req->cfg_num >= pmu->num_cfg)
+		return PFM_REG_RETFL_NOTAVAIL;
+	if (set && pmu->cfg_check(pmu, req->cfg_num, req->cfg_value, ctx_flags))
+		return PFM_REG_RETFL_EINVAL;
+	return 0;
+}
+
+/* Check every entry; a refused one gets its flag and fails the call. */
+static int pfm_cfg_check_all(struct pfm_context *ctx,
+			     struct pfarg_drv_cfg *req, unsigned int count,
+			     bool set)
+{
+	struct pfm_pmu_config *pmu;
+	unsigned int i;
+	u32 flags, err;
+	int ret;
+
+	ret = pfm_cfg_ctx(ctx, &pmu, &flags);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++) {
+		err = pfm_cfg_entry_check(pmu, &req[i], set, flags);
+		req[i].cfg_flags = err;
+		if (err)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct pfm_cfg_args {
+	struct pfarg_drv_cfg *req;
+	unsigned int count;
+};
+
+static int pfm_cfg_apply(struct pfm_context *ctx, void *arg)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_cfg_args *a = arg;
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < a->count; i++)
+		ctx->drv_cfg[a->req[i].cfg_num] = a->req[i].cfg_value;
+	return 0;
+}
+
+/**
+ * pfm_set_drv_config() - change driver settings of a context
+ * @ctx: the context, not locked
+ * @req: the settings; cfg_flags of a refused entry gets PFM_REG_RETFL_*
+ * @count: number of entries, at least 1
+ *
+ * Context: process context, no lock held.
+ * Return: 0 when every entry was applied; -EINVAL when one was refused
+ * (none applied); -EBADFD before PFM_CREATE_CONTEXT.
+ */
+int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count)
+{
+	struct pfm_cfg_args a = { .req = req, .count = count };
+	int ret;
+
+	ret = pfm_cfg_check_all(ctx, req, count, true);
+	if (ret)
+		return ret;
+	return pfm_ctx_call(ctx, pfm_cfg_apply, &a);
+}
+
+/**
+ * pfm_get_drv_config() - read driver settings of a context
+ * @ctx: the context, not locked
+ * @req: the settings to read (cfg_num in, cfg_value out)
+ * @count: number of entries, at least 1
+ *
+ * Context: process context, no lock held.
+ * Return: 0; -EINVAL for an unknown setting (flagged in its entry);
+ * -EBADFD before PFM_CREATE_CONTEXT.
+ */
+int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count)
+{
+	unsigned long flags;
+	unsigned int i;
+	int ret;
+
+	ret = pfm_cfg_check_all(ctx, req, count, false);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&ctx->lock, flags);
+	for (i = 0; i < count; i++)
+		req[i].cfg_value = ctx->drv_cfg[req[i].cfg_num];
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return 0;
+}
+
+/**
+ * pfm_cfg_init() - give a new context the description's default settings
+ * @ctx: the context, locked, being created
+ */
+void pfm_cfg_init(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu_config *pmu = ctx->pmu;
+	u16 i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < pmu->num_cfg; i++)
+		ctx->drv_cfg[i] = pmu->cfg_desc[i].dfl_val;
+}

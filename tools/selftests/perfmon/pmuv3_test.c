@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Arm PMUv3 description on QEMU's emulated PMUv3 (arm64 guest, run
+ * with -icount so that INST_RETIRED counts and guest time is a function
+ * of instructions executed: every count here is reproducible).
+ *
+ * Exactness: user-mode instructions (EL1 excluded) between pfm_start()
+ * returning and pfm_stop() entering are the loop plus a fixed number K
+ * of library and wrapper instructions.  Two loop lengths differ by
+ * exactly the loop's instruction count, and K comes out the same each
+ * time.
+ *
+ * Two QEMU 7.2 limits, measured, shape the tests:
+ * - under -icount, INST_RETIRED follows QEMU's instruction count, which
+ *   is global: instructions the other vCPU runs meanwhile (its timer
+ *   ticks) are added (+2843 over 600000 in one run).  The exact tests
+ *   take CPU 1 offline while they count.
+ * - INST_RETIRED overflows raise no interrupt while counting; QEMU
+ *   notices them at the next PMU register access (pfm_stop() here).
+ *   The cycle counter's overflow interrupts arrive on time (a few
+ *   hundred cycles of skid), so the interrupt path is tested with it.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include "pfm_test.h"
+#include "kselftest_harness.h"
+
+#define MS		1000000ull
+#define EV_INST_RETIRED	0x08
+#define EV_CPU_CYCLES	0x11
+#define EXCL_EL1	0x80000000ull	/* PMEVTYPER/PMCCFILTR P bit */
+#define CYCLE_IDX	31
+#define NUM_CTRS_MAX	31
+
+static bool is_pmuv3(void)
+{
+	struct pfarg_pmu_info info;
+
+	memset(&info, 0, sizeof(info));
+	return !pfm_get_pmu_info(&info) &&
+	       !strcmp(info.pmu_name, "armv8_pmuv3");
+}
+
+/*
+ * 2 * @n user instructions.  @n goes through memory so that the code
+ * around the loop is the same for every @n (an immediate would take one
+ * or two instructions to load, depending on its value).
+ */
+static uint64_t loop_n;
+
+static void loop2(uint64_t n)
+{
+	uint64_t left;
+
+	__atomic_store_n(&loop_n, n, __ATOMIC_RELAXED);
+	left = __atomic_load_n(&loop_n, __ATOMIC_RELAXED);
+	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(left) : : "cc");
+}
+
+static int new_ctx(uint32_t flags)
+{
+	pfarg_ctx_t ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ctx_flags = flags;
+	return pfm_create_context(&ctx, NULL, NULL, 0);
+}
+
+/* Counter @idx of set @set: PMC @evtsel, PMD @value and reset @reset. */
+static int add_ctr(int fd, uint16_t set, uint16_t idx, uint64_t evtsel,
+		   uint64_t value, uint64_t reset)
+{
+	pfarg_pmc_t pc;
+	pfarg_pmd_t pd;
+
+	memset(&pc, 0, sizeof(pc));
+	memset(&pd, 0, sizeof(pd));
+	pc.reg_num = idx;
+	pc.reg_set = set;
+	pc.reg_value = evtsel;
+	pd.reg_num = idx;
+	pd.reg_set = set;
+	pd.reg_value = value;
+	pd.reg_short_reset = reset;
+	return pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ?
+	       -errno : 0;
+}
+
+static int cpu_online_set(int cpu, int on)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -errno;
+}
+
+/* Only CPU 0 runs instructions (see the file comment); 0 or -errno. */
+static int quiet_cpus(bool quiet)
+{
+	if (online_cpus() < 2 && quiet)
+		return 0;
+	if (quiet && pin_to_cpu(0))
+		return -errno;
+	return cpu_online_set(1, !quiet);
+}
+
+static int num_ctrs(void)
+{
+	struct pfarg_pmu_info info;
+	int n = 0, i;
+
+	memset(&info, 0, sizeof(info));
+	if (pfm_get_pmu_info(&info))
+		return -1;
+	for (i = 0; i < NUM_CTRS_MAX; i++)
+		n += !!(info.pmu_impl_pmds[0] & (1ull << i));
+	return n;
+}
+
+/* User instructions counted around loop2(@n), EL1 excluded. */
+static uint64_t count_loop(int fd, uint64_t n)
+{
+	if (pfm_start(fd, NULL))
+		return 0;
+	loop2(n);
+	if (pfm_stop(fd))
+		return 0;
+	return pfm_read_pmd(fd, 0, 0);
+}
+
+static int inst_ctx(uint64_t start, uint64_t reset)
+{
+	int fd = new_ctx(0);
+
+	if (fd < 0 ||
+	    add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, start, reset) ||
+	    pfm_load(fd, gettid()))
+		return -1;
+	return fd;
+}
+
+static int set_ovfl(int fd, uint64_t *ovfl)
+{
+	pfarg_setinfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (pfm_getinfo_evtsets(fd, &si, 1))
+		return -errno;
+	*ovfl = si.set_ovfl_pmds[0];
+	return 0;
+}
+
+TEST(register_map)
+{
+	struct pfarg_reg_info ri[2];
+	int n;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	n = num_ctrs();
+	TH_LOG("%d event counters", n);
+	ASSERT_LT(0, n);
+	memset(ri, 0, sizeof(ri));
+	ri[0].info_kind = PFM_REG_KIND_PMC;
+	ri[0].info_num = CYCLE_IDX;
+	ri[1].info_kind = PFM_REG_KIND_PMD;
+	ri[1].info_num = CYCLE_IDX;
+	ASSERT_EQ(0, pfm_get_reg_info(ri, 2));
+	EXPECT_STREQ("PMCCFILTR_EL0", ri[0].info_name);
+	EXPECT_STREQ("PMCCNTR_EL0", ri[1].info_name);
+	/* Only the filter bits: P, U, NSK, NSU, NSH. */
+	EXPECT_EQ(~0xf8000000ull, ri[0].info_rsvd_msk);
+	EXPECT_TRUE(ri[1].info_type & PFM_REGT_CNTR);
+}
+
+/* Reserved bits and events the PMU does not implement are refused. */
+TEST(write_checks)
+{
+	pfarg_pmc_t pc;
+	int fd, ev, ok = 0, refused = 0;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_value = EV_INST_RETIRED | (1ull << 32);
+	EXPECT_EQ(-1, pfm_write_pmcs(fd, &pc, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_TRUE(pc.reg_flags & PFM_REG_RETFL_EINVAL);
+	pc.reg_flags = 0;
+	pc.reg_num = CYCLE_IDX;
+	pc.reg_value = EV_CPU_CYCLES;	/* PMCCFILTR has no event field */
+	EXPECT_EQ(-1, pfm_write_pmcs(fd, &pc, 1));
+	for (ev = 0; ev < 0x40; ev++) {
+		memset(&pc, 0, sizeof(pc));
+		pc.reg_value = ev;
+		if (pfm_write_pmcs(fd, &pc, 1) == 0)
+			ok++;
+		else if (errno == EINVAL && (pc.reg_flags & PFM_REG_RETFL_EINVAL))
+			refused++;
+	}
+	TH_LOG("common events: %d implemented, %d refused", ok, refused);
+	EXPECT_EQ(64, ok + refused);
+	EXPECT_LT(0, refused);
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_value = EV_INST_RETIRED;
+	EXPECT_EQ(0, pfm_write_pmcs(fd, &pc, 1));
+	pc.reg_value = EV_CPU_CYCLES;
+	EXPECT_EQ(0, pfm_write_pmcs(fd, &pc, 1));
+	close(fd);
+}
+
+/* Instructions retired at EL0: exact, up to the constant K. */
+TEST(inst_retired_exact)
+{
+	uint64_t c1, c2, c3;
+	int fd;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = inst_ctx(0, 0);
+	ASSERT_LE(0, fd);
+	c1 = count_loop(fd, 100000);
+	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	c2 = count_loop(fd, 300000);
+	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	c3 = count_loop(fd, 100000);
+	TH_LOG("200000 + %llu, 600000 + %llu, 200000 + %llu",
+	       (unsigned long long)(c1 - 200000),
+	       (unsigned long long)(c2 - 600000),
+	       (unsigned long long)(c3 - 200000));
+	ASSERT_NE(0, c1) TH_LOG("INST_RETIRED counts only under -icount");
+	EXPECT_EQ(400000, c2 - c1);
+	EXPECT_EQ(c1, c3);
+	EXPECT_GT(1000, c1 - 200000);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+}
+
+/*
+ * Overflow after exactly N instructions: short of N by 1000, the counter
+ * holds exactly -N + count and nothing overflowed; past N, it overflowed
+ * once and restarted from its reset value, so it holds at most
+ * count - N.  (How much less is QEMU's: see the file comment.)
+ */
+TEST(overflow_after_n)
+{
+	const uint64_t n = 500000;
+	uint64_t k, c, ovfl, v;
+	int fd;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = inst_ctx(0, 0);
+	ASSERT_LE(0, fd);
+	k = count_loop(fd, 1000) - 2000;
+
+	/* Short of N by 1000: no overflow, exact value. */
+	c = n - 1000;
+	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
+	v = count_loop(fd, (c - k) / 2);
+	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
+	EXPECT_EQ(0, ovfl);
+	EXPECT_EQ(-n + k + 2 * ((c - k) / 2), v);
+
+	/* Past N by about 20000: one overflow, restarted from 0. */
+	c = n + 20000;
+	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
+	v = count_loop(fd, (c - k) / 2);
+	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
+	c = k + 2 * ((c - k) / 2);
+	TH_LOG("K %llu; after the overflow %llu, skid %lld",
+	       (unsigned long long)k, (unsigned long long)v,
+	       (long long)(c - n - v));
+	EXPECT_EQ(1, ovfl);
+	EXPECT_GE(c - n, v);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+}
+
+/*
+ * Cycles (all levels) of a loaded context whose cycle counter starts
+ * 1 ms before its overflow, over a 5 ms burn: @v is the count after
+ * the reset, @t the thread's time, @ovfl the set's overflowed PMDs.
+ */
+static int cycles_overflow(int fd, uint64_t *v, uint64_t *t, uint64_t *ovfl)
+{
+	uint64_t t0;
+
+	if (add_ctr(fd, 0, CYCLE_IDX, 0, -MS, 0))
+		return -1;
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (pfm_start(fd, NULL))
+		return -1;
+	burn_cpu(5 * MS);
+	if (pfm_stop(fd))
+		return -1;
+	*t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	*v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	return set_ovfl(fd, ovfl);
+}
+
+/*
+ * The overflow interrupt restarts a counter from its reset value while
+ * it counts: 1 ms before its overflow, over a 5 ms burn, the cycle
+ * counter ends near 4 ms counted from the reset, short of it by the
+ * interrupt's skid (under 200 us).
+ */
+TEST(overflow_interrupt_cycles)
+{
+	uint64_t ovfl, v, t;
+	int fd;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, cycles_overflow(fd, &v, &t, &ovfl));
+	TH_LOG("%llu cycles after the reset, %llu ns in all",
+	       (unsigned long long)v, (unsigned long long)t);
+	EXPECT_EQ(1ull << CYCLE_IDX, ovfl);
+	EXPECT_LT(t - MS - 200000, v);
+	EXPECT_GT(t - MS, v);
+	close(fd);
+}
+
+/* QEMU's cycle counter runs at 1 GHz of guest time. */
+TEST(cycles_monotonic)
+{
+	uint64_t prev = 0, v, t0, t1;
+	int fd, i;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	for (i = 0; i < 5; i++) {
+		burn_cpu(10 * MS);
+		v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+		EXPECT_LT(prev, v);
+		prev = v;
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	TH_LOG("%llu cycles in %llu ns of thread time",
+	       (unsigned long long)v, (unsigned long long)(t1 - t0));
+	EXPECT_TRUE(within_pct(v, t1 - t0, 3));
+	close(fd);
+}
+
+/* Another thread, attached: its cycles, not ours. */
+TEST(per_thread_other)
+{
+	struct spinner s;
+	uint64_t v;
+	int fd, tid;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
+	tid = spinner_start(&s);
+	ASSERT_LT(0, tid);
+	ASSERT_EQ(0, pfm_load(fd, tid));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	usleep(100000);
+	v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	spinner_stop(&s);
+	TH_LOG("spinner: %llu user cycles in 100 ms", (unsigned long long)v);
+	/* Two vCPUs: the spinner ran most of the 100 ms. */
+	EXPECT_LT(30 * MS, v);
+	EXPECT_GT(110 * MS, v);
+	close(fd);
+}
+
+/* CPU 1 monitored from CPU 0: cycles equal the elapsed guest time. */
+TEST(system_wide_cpu1)
+{
+	uint64_t t0, t1, v;
+	int fd;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (online_cpus() < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = new_ctx(PFM_FL_SYSTEM_WIDE);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_load(fd, 1));
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	usleep(100000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	TH_LOG("CPU1: %llu cycles in %llu ns", (unsigned long long)v,
+	       (unsigned long long)(t1 - t0));
+	EXPECT_GE(t1 - t0, v);
+	EXPECT_TRUE(within_pct(v, t1 - t0, 5));
+	close(fd);
+}
+
+/*
+ * More events than counters: two sets of every event counter plus the
+ * cycle counter, switched every 5 ms.  Instructions counted by the two
+ * sets add up to the loop's count: switching loses none.  QEMU adds a
+ * few when interrupts are taken at EL0 during the loop (11 over 10^8
+ * measured, with about 45 interrupts), hence the small upper bound.
+ */
+TEST(sets_more_events)
+{
+	pfarg_setdesc_t sd;
+	pfarg_setinfo_t si[2];
+	uint64_t k, sum = 0;
+	int fd, n, i, s;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, quiet_cpus(true));
+	n = num_ctrs();
+	fd = inst_ctx(0, 0);
+	ASSERT_LE(0, fd);
+	k = count_loop(fd, 1000) - 2000;
+	ASSERT_EQ(0, pfm_unload_context(fd));
+	for (s = 0; s < 2; s++) {
+		memset(&sd, 0, sizeof(sd));
+		sd.set_id = s;
+		sd.set_flags = PFM_SETFL_TIME_SWITCH;
+		sd.set_timeout = 5 * MS;
+		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(0, add_ctr(fd, s, i, (i ? EV_CPU_CYCLES :
+					     EV_INST_RETIRED) | EXCL_EL1, 0, 0));
+		ASSERT_EQ(0, add_ctr(fd, s, CYCLE_IDX, 0, 0, 0));
+	}
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(50000000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	memset(si, 0, sizeof(si));
+	si[1].set_id = 1;
+	ASSERT_EQ(0, pfm_getinfo_evtsets(fd, si, 2));
+	for (s = 0; s < 2; s++) {
+		sum += pfm_read_pmd(fd, s, 0);
+		TH_LOG("set %d: %llu runs, %llu ns, %llu instructions, %llu cycles",
+		       s, (unsigned long long)si[s].set_runs,
+		       (unsigned long long)si[s].set_act_duration,
+		       (unsigned long long)pfm_read_pmd(fd, s, 0),
+		       (unsigned long long)pfm_read_pmd(fd, s, CYCLE_IDX));
+		EXPECT_LT(2, si[s].set_runs);
+		EXPECT_LT(0, pfm_read_pmd(fd, s, n - 1));
+	}
+	EXPECT_LE(k + 100000000, sum);
+	EXPECT_GE(k + 100000000 + 100, sum);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+}
+
+static sigjmp_buf sigill_jmp;
+
+static void on_sigill(int sig)
+{
+	siglongjmp(sigill_jmp, 1);
+}
+
+/* PMCCNTR_EL0 read at EL0; false when it trapped (SIGILL). */
+static bool read_ccnt(uint64_t *v)
+{
+	struct sigaction sa = { .sa_handler = on_sigill }, old;
+	bool ok = false;
+
+	sigaction(SIGILL, &sa, &old);
+	if (!sigsetjmp(sigill_jmp, 1)) {
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(*v));
+		ok = true;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return ok;
+}
+
+/* el0_access: the thread reads its counters itself, only while live. */
+TEST(el0_access)
+{
+	struct pfarg_drv_cfg c;
+	uint64_t v1 = 0, v2 = 0;
+	int fd, sys;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_FALSE(read_ccnt(&v1));
+
+	memset(&c, 0, sizeof(c));
+	c.cfg_value = 2;
+	EXPECT_EQ(-1, pfm_set_drv_config(fd, &c, 1));
+	EXPECT_EQ(EINVAL, errno);
+	c.cfg_value = 1;
+	c.cfg_flags = 0;
+	ASSERT_EQ(0, pfm_set_drv_config(fd, &c, 1));
+	EXPECT_TRUE(read_ccnt(&v1));
+	burn_cpu(5 * MS);
+	EXPECT_TRUE(read_ccnt(&v2));
+	TH_LOG("mrs pmccntr_el0: %llu then %llu", (unsigned long long)v1,
+	       (unsigned long long)v2);
+	EXPECT_LT(v1, v2);
+
+	/* Unloaded: the setting stays with the context, not the CPU. */
+	ASSERT_EQ(0, pfm_unload_context(fd));
+	EXPECT_FALSE(read_ccnt(&v1));
+	close(fd);
+
+	/* On a monitored CPU every thread could read: refused. */
+	sys = new_ctx(PFM_FL_SYSTEM_WIDE);
+	ASSERT_LE(0, sys);
+	memset(&c, 0, sizeof(c));
+	c.cfg_value = 1;
+	EXPECT_EQ(-1, pfm_set_drv_config(sys, &c, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_TRUE(c.cfg_flags & PFM_REG_RETFL_EINVAL);
+	close(sys);
+}
+
+/*
+ * A CPU that went offline and came back has its PMU set up again: a
+ * thread on it counts and takes overflow interrupts (as in
+ * overflow_interrupt_cycles).
+ */
+TEST(hotplug_reprogrammed)
+{
+	uint64_t ovfl, v, t;
+	int fd;
+
+	if (!is_pmuv3())
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (online_cpus() < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));	/* every CPU set up */
+	ASSERT_EQ(0, cpu_online_set(1, 0));
+	ASSERT_EQ(0, cpu_online_set(1, 1));
+	ASSERT_EQ(0, pin_to_cpu(1));
+	ASSERT_EQ(0, cycles_overflow(fd, &v, &t, &ovfl));
+	TH_LOG("on CPU1 after hotplug: %llu cycles after the reset, %llu ns",
+	       (unsigned long long)v, (unsigned long long)t);
+	EXPECT_EQ(1ull << CYCLE_IDX, ovfl);
+	EXPECT_LT(t - MS - 200000, v);
+	EXPECT_GT(t - MS, v);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
