@@ -11,14 +11,6 @@
 #define MS	1000000ull
 #define SYSFS	"/sys/kernel/perfmon/"
 
-static bool pmu_is(const char *model)
-{
-	struct pfarg_pmu_info info;
-
-	memset(&info, 0, sizeof(info));
-	return !pfm_get_pmu_info(&info) && !strcmp(info.pmu_name, model);
-}
-
 static int cfg_one(int fd, unsigned long cmd, struct pfarg_drv_cfg *c,
 		   uint16_t num, uint64_t value)
 {
@@ -27,14 +19,6 @@ static int cfg_one(int fd, unsigned long cmd, struct pfarg_drv_cfg *c,
 	c->cfg_value = value;
 	return cmd == PFM_SET_DRV_CONFIG ? pfm_set_drv_config(fd, c, 1) :
 					   pfm_get_drv_config(fd, c, 1);
-}
-
-static int created_ctx(void)
-{
-	pfarg_ctx_t ctx;
-
-	memset(&ctx, 0, sizeof(ctx));
-	return pfm_create_context(&ctx, NULL, NULL, 0);
 }
 
 /* Settings listed by PFM_GET_REG_INFO, PFM_REG_KIND_CFG. */
@@ -75,7 +59,7 @@ TEST(defaults_listed)
 	int fd, i, n = num_settings();
 
 	ASSERT_LT(0, n) TH_LOG("the description lists no driver setting");
-	fd = created_ctx();
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < n; i++) {
 		memset(&ri, 0, sizeof(ri));
@@ -92,7 +76,7 @@ TEST(defaults_listed)
 TEST(unknown_and_reserved_refused)
 {
 	struct pfarg_drv_cfg c;
-	int fd = created_ctx();
+	int fd = pfm_new_ctx(0);
 
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-1, cfg_one(fd, PFM_SET_DRV_CONFIG, &c, num_settings(), 1));
@@ -121,7 +105,7 @@ TEST(soft_all_or_nothing)
 
 	if (!pmu_is("soft"))
 		SKIP(return, "not the software PMU");
-	fd = created_ctx();
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, cfg_one(fd, PFM_SET_DRV_CONFIG, c, 0, 1000));
 	memset(c, 0, sizeof(c));

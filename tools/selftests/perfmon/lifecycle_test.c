@@ -136,21 +136,6 @@ TEST(write_pmds_while_loaded)
 	close(fd);
 }
 
-static int cpu_set_online(int cpu, int on)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * A system-wide context whose CPU goes offline keeps its count and
  * counts again once the CPU is back: the count lies between the time

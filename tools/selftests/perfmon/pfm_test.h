@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -125,6 +126,49 @@ static inline int pfm_counting_ctx(uint32_t flags, uint64_t event,
 		return err;
 	}
 	return fd;
+}
+
+/* A created context with @flags (libperfmon): its fd, or -1 and errno. */
+static inline int pfm_new_ctx(uint32_t flags)
+{
+	pfarg_ctx_t ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ctx_flags = flags;
+	return pfm_create_context(&ctx, NULL, NULL, 0);
+}
+
+/* pfm_getinfo_evtsets() on set @id; 0 or -errno. */
+static inline int pfm_set_info(int fd, uint16_t id, pfarg_setinfo_t *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->set_id = id;
+	return pfm_getinfo_evtsets(fd, si, 1) ? -errno : 0;
+}
+
+/* Is the registered PMU description @model? */
+static inline bool pmu_is(const char *model)
+{
+	struct pfarg_pmu_info info;
+
+	memset(&info, 0, sizeof(info));
+	return !pfm_get_pmu_info(&info) && !strcmp(info.pmu_name, model);
+}
+
+/* Take CPU @cpu offline (@on 0) or online; 0 or -errno. */
+static inline int cpu_set_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
 }
 
 /* pfm_load_context() on a thread id or CPU, set 0; 0 or -errno. */

@@ -32,15 +32,6 @@
 #define CYCLE_IDX	31
 #define NUM_CTRS_MAX	31
 
-static bool is_pmuv3(void)
-{
-	struct pfarg_pmu_info info;
-
-	memset(&info, 0, sizeof(info));
-	return !pfm_get_pmu_info(&info) &&
-	       !strcmp(info.pmu_name, "armv8_pmuv3");
-}
-
 /*
  * 2 * @n user instructions.  @n goes through memory so that the code
  * around the loop is the same for every @n (an immediate would take one
@@ -55,15 +46,6 @@ static void loop2(uint64_t n)
 	__atomic_store_n(&loop_n, n, __ATOMIC_RELAXED);
 	left = __atomic_load_n(&loop_n, __ATOMIC_RELAXED);
 	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(left) : : "cc");
-}
-
-static int new_ctx(uint32_t flags)
-{
-	pfarg_ctx_t ctx;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.ctx_flags = flags;
-	return pfm_create_context(&ctx, NULL, NULL, 0);
 }
 
 /* Counter @idx of set @set: PMC @evtsel, PMD @value and reset @reset. */
@@ -86,21 +68,6 @@ static int add_ctr(int fd, uint16_t set, uint16_t idx, uint64_t evtsel,
 	       -errno : 0;
 }
 
-static int cpu_online_set(int cpu, int on)
-{
-	char path[64];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, on ? "1" : "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -errno;
-}
-
 /* Only CPU 0 runs instructions (see the file comment); 0 or -errno. */
 static int quiet_cpus(bool quiet)
 {
@@ -108,7 +75,7 @@ static int quiet_cpus(bool quiet)
 		return 0;
 	if (quiet && pin_to_cpu(0))
 		return -errno;
-	return cpu_online_set(1, !quiet);
+	return cpu_set_online(1, !quiet);
 }
 
 static int num_ctrs(void)
@@ -137,7 +104,7 @@ static uint64_t count_loop(int fd, uint64_t n)
 
 static int inst_ctx(uint64_t start, uint64_t reset)
 {
-	int fd = new_ctx(0);
+	int fd = pfm_new_ctx(0);
 
 	if (fd < 0 ||
 	    add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, start, reset) ||
@@ -146,15 +113,14 @@ static int inst_ctx(uint64_t start, uint64_t reset)
 	return fd;
 }
 
+/* The PMDs of set 0 that overflowed last. */
 static int set_ovfl(int fd, uint64_t *ovfl)
 {
 	pfarg_setinfo_t si;
+	int ret = pfm_set_info(fd, 0, &si);
 
-	memset(&si, 0, sizeof(si));
-	if (pfm_getinfo_evtsets(fd, &si, 1))
-		return -errno;
 	*ovfl = si.set_ovfl_pmds[0];
-	return 0;
+	return ret;
 }
 
 TEST(register_map)
@@ -162,7 +128,7 @@ TEST(register_map)
 	struct pfarg_reg_info ri[2];
 	int n;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	n = num_ctrs();
 	TH_LOG("%d event counters", n);
@@ -186,9 +152,9 @@ TEST(write_checks)
 	pfarg_pmc_t pc;
 	int fd, ev, ok = 0, refused = 0;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	memset(&pc, 0, sizeof(pc));
 	pc.reg_value = EV_INST_RETIRED | (1ull << 32);
@@ -224,7 +190,7 @@ TEST(inst_retired_exact)
 	uint64_t c1, c2, c3;
 	int fd;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	ASSERT_EQ(0, quiet_cpus(true));
 	fd = inst_ctx(0, 0);
@@ -258,7 +224,7 @@ TEST(overflow_after_n)
 	uint64_t k, c, ovfl, v;
 	int fd;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	ASSERT_EQ(0, quiet_cpus(true));
 	fd = inst_ctx(0, 0);
@@ -289,49 +255,43 @@ TEST(overflow_after_n)
 }
 
 /*
- * Cycles (all levels) of a loaded context whose cycle counter starts
- * 1 ms before its overflow, over a 5 ms burn: @v is the count after
- * the reset, @t the thread's time, @ovfl the set's overflowed PMDs.
+ * The loaded context @fd counts cycles (all levels) from 1 ms before the
+ * counter's overflow over a 5 ms burn: the overflow interrupt restarts
+ * it from its reset value while it counts, so it ends near 4 ms counted
+ * from the reset, short of it by the interrupt's skid (under 200 us).
+ * @where names the case in the log.
  */
-static int cycles_overflow(int fd, uint64_t *v, uint64_t *t, uint64_t *ovfl)
+static void check_cycles_overflow(struct __test_metadata *_metadata, int fd,
+				  const char *where)
 {
-	uint64_t t0;
+	uint64_t t0, t, v, ovfl;
 
-	if (add_ctr(fd, 0, CYCLE_IDX, 0, -MS, 0))
-		return -1;
+	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, -MS, 0));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (pfm_start(fd, NULL))
-		return -1;
+	ASSERT_EQ(0, pfm_start(fd, NULL));
 	burn_cpu(5 * MS);
-	if (pfm_stop(fd))
-		return -1;
-	*t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-	*v = pfm_read_pmd(fd, 0, CYCLE_IDX);
-	return set_ovfl(fd, ovfl);
-}
-
-/*
- * The overflow interrupt restarts a counter from its reset value while
- * it counts: 1 ms before its overflow, over a 5 ms burn, the cycle
- * counter ends near 4 ms counted from the reset, short of it by the
- * interrupt's skid (under 200 us).
- */
-TEST(overflow_interrupt_cycles)
-{
-	uint64_t ovfl, v, t;
-	int fd;
-
-	if (!is_pmuv3())
-		SKIP(return, "PMU is not armv8_pmuv3");
-	fd = new_ctx(0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, cycles_overflow(fd, &v, &t, &ovfl));
-	TH_LOG("%llu cycles after the reset, %llu ns in all",
+	ASSERT_EQ(0, pfm_stop(fd));
+	t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
+	TH_LOG("%s: %llu cycles after the reset, %llu ns in all", where,
 	       (unsigned long long)v, (unsigned long long)t);
 	EXPECT_EQ(1ull << CYCLE_IDX, ovfl);
 	EXPECT_LT(t - MS - 200000, v);
 	EXPECT_GT(t - MS, v);
+}
+
+/* The overflow interrupt arrives while counting (check_cycles_overflow). */
+TEST(overflow_interrupt_cycles)
+{
+	int fd;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	check_cycles_overflow(_metadata, fd, "CPU of the test");
 	close(fd);
 }
 
@@ -341,9 +301,9 @@ TEST(cycles_monotonic)
 	uint64_t prev = 0, v, t0, t1;
 	int fd, i;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
@@ -371,9 +331,9 @@ TEST(per_thread_other)
 	uint64_t v;
 	int fd, tid;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
 	tid = spinner_start(&s);
@@ -396,12 +356,12 @@ TEST(system_wide_cpu1)
 	uint64_t t0, t1, v;
 	int fd;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	if (online_cpus() < 2)
 		SKIP(return, "one CPU");
 	ASSERT_EQ(0, pin_to_cpu(0));
-	fd = new_ctx(PFM_FL_SYSTEM_WIDE);
+	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, 1));
@@ -432,7 +392,7 @@ TEST(sets_more_events)
 	uint64_t k, sum = 0;
 	int fd, n, i, s;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	ASSERT_EQ(0, quiet_cpus(true));
 	n = num_ctrs();
@@ -503,9 +463,9 @@ TEST(el0_access)
 	uint64_t v1 = 0, v2 = 0;
 	int fd, sys;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
@@ -532,7 +492,7 @@ TEST(el0_access)
 	close(fd);
 
 	/* On a monitored CPU every thread could read: refused. */
-	sys = new_ctx(PFM_FL_SYSTEM_WIDE);
+	sys = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
 	ASSERT_LE(0, sys);
 	memset(&c, 0, sizeof(c));
 	c.cfg_value = 1;
@@ -544,31 +504,25 @@ TEST(el0_access)
 
 /*
  * A CPU that went offline and came back has its PMU set up again: a
- * thread on it counts and takes overflow interrupts (as in
- * overflow_interrupt_cycles).
+ * thread on it counts and takes overflow interrupts
+ * (check_cycles_overflow).
  */
 TEST(hotplug_reprogrammed)
 {
-	uint64_t ovfl, v, t;
 	int fd;
 
-	if (!is_pmuv3())
+	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
 	if (online_cpus() < 2)
 		SKIP(return, "one CPU");
 	ASSERT_EQ(0, pin_to_cpu(0));
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_load(fd, gettid()));	/* every CPU set up */
-	ASSERT_EQ(0, cpu_online_set(1, 0));
-	ASSERT_EQ(0, cpu_online_set(1, 1));
+	ASSERT_EQ(0, cpu_set_online(1, 0));
+	ASSERT_EQ(0, cpu_set_online(1, 1));
 	ASSERT_EQ(0, pin_to_cpu(1));
-	ASSERT_EQ(0, cycles_overflow(fd, &v, &t, &ovfl));
-	TH_LOG("on CPU1 after hotplug: %llu cycles after the reset, %llu ns",
-	       (unsigned long long)v, (unsigned long long)t);
-	EXPECT_EQ(1ull << CYCLE_IDX, ovfl);
-	EXPECT_LT(t - MS - 200000, v);
-	EXPECT_GT(t - MS, v);
+	check_cycles_overflow(_metadata, fd, "CPU1 after hotplug");
 	close(fd);
 }
 

@@ -37,22 +37,6 @@ static int add_set(int fd, uint16_t id, uint32_t flags, uint64_t timeout,
 	return 0;
 }
 
-static int set_info(int fd, uint16_t id, pfarg_setinfo_t *si)
-{
-	memset(si, 0, sizeof(*si));
-	si->set_id = id;
-	return pfm_getinfo_evtsets(fd, si, 1) ? -errno : 0;
-}
-
-static int new_ctx(uint32_t flags)
-{
-	pfarg_ctx_t ctx;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.ctx_flags = flags;
-	return pfm_create_context(&ctx, NULL, NULL, 0);
-}
-
 /*
  * System-wide on CPU 0, cpu-clock in both sets, 10 ms and 20 ms: the
  * durations add up to the time between start and stop, each set's
@@ -64,7 +48,7 @@ TEST(time_switching_durations_add_up)
 	uint64_t t0, t1, i0, i1, sum, v;
 	int fd, i;
 
-	fd = new_ctx(PFM_FL_SYSTEM_WIDE);
+	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, add_set(fd, 0, PFM_SETFL_TIME_SWITCH, 10 * MS,
 			     SOFT_EV_CPU_CLOCK, 0, 0));
@@ -80,7 +64,7 @@ TEST(time_switching_durations_add_up)
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	sum = 0;
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, set_info(fd, i, &si[i]));
+		ASSERT_EQ(0, pfm_set_info(fd, i, &si[i]));
 		v = pfm_read_pmd(fd, i, 0);
 		TH_LOG("set %d: %llu runs, %llu ns active, %llu ns counted", i,
 		       (unsigned long long)si[i].set_runs,
@@ -110,7 +94,7 @@ TEST(time_switching_per_thread_follows_cputime)
 	uint64_t c0, c1, sum = 0;
 	int fd, i;
 
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, add_set(fd, i, PFM_SETFL_TIME_SWITCH, 5 * MS,
@@ -122,7 +106,7 @@ TEST(time_switching_per_thread_follows_cputime)
 	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pfm_stop(fd));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, set_info(fd, i, &si[i]));
+		ASSERT_EQ(0, pfm_set_info(fd, i, &si[i]));
 		EXPECT_LE(5, si[i].set_runs);
 		sum += pfm_read_pmd(fd, i, 0);
 	}
@@ -144,7 +128,7 @@ TEST(overflow_switching)
 	pfarg_pmd_t pd;
 	int fd, i;
 
-	fd = new_ctx(0);
+	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, add_set(fd, i, PFM_SETFL_OVFL_SWITCH, 0,
@@ -154,7 +138,7 @@ TEST(overflow_switching)
 	burn_cpu(100 * MS);
 	ASSERT_EQ(0, pfm_stop(fd));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, set_info(fd, i, &si[i]));
+		ASSERT_EQ(0, pfm_set_info(fd, i, &si[i]));
 		TH_LOG("set %d: %llu runs, %llu ns active", i,
 		       (unsigned long long)si[i].set_runs,
 		       (unsigned long long)si[i].set_act_duration);
