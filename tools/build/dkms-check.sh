@@ -30,7 +30,10 @@ dkms_ add "$pkg" > "$work/log" 2>&1 &&
 	{ cat "$work/log"; find "$work/tree" -name make.log -exec cat {} +; exit 1; }
 
 status=0
-for m in $(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$top/dkms.conf"); do
+# What dkms.conf lists for an x86_64 target (it is a shell fragment).
+mods=$(arch=x86_64 kernel_source_dir=; . "$top/dkms.conf" &&
+	echo "${BUILT_MODULE_NAME[@]}")
+for m in $mods; do
 	if ! find "$work/inst/$kver" -name "$m.ko*" | grep -q .; then
 		echo "dkms-check: $m was not installed" >&2
 		status=1

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -192,6 +193,48 @@ static inline uint64_t pfm_read_pmd(int fd, uint16_t set, uint16_t num)
 	if (pfm_read_pmds(fd, &pd, 1))
 		return (uint64_t)-errno;
 	return pd.reg_value;
+}
+
+/*
+ * Counter @idx of set @set (libperfmon): PMC @idx = @evtsel, PMD @idx =
+ * @value with short reset @reset.  0 or -errno.
+ */
+static inline int pfm_add_ctr(int fd, uint16_t set, uint16_t idx,
+			      uint64_t evtsel, uint64_t value, uint64_t reset)
+{
+	pfarg_pmc_t pc;
+	pfarg_pmd_t pd;
+
+	memset(&pc, 0, sizeof(pc));
+	memset(&pd, 0, sizeof(pd));
+	pc.reg_num = idx;
+	pc.reg_set = set;
+	pc.reg_value = evtsel;
+	pd.reg_num = idx;
+	pd.reg_set = set;
+	pd.reg_value = value;
+	pd.reg_short_reset = reset;
+	return pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ?
+	       -errno : 0;
+}
+
+/* Load the kernel module in file @path with @params; 0 or -errno. */
+static inline int module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Unload module @name without waiting; 0 or -errno. */
+static inline int module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
 /* A thread spinning in user space: a target to attach to. */

@@ -5,29 +5,10 @@
  * description, context creation fails with -ENODEV.  Needs root and the
  * rig's /modules/pfm_soft.ko to reload the description.
  */
-#include <sys/syscall.h>
-
 #include "pfm_test.h"
 #include "kselftest_harness.h"
 
 #define SOFT_KO "/modules/pfm_soft.ko"
-
-static int unload(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
 
 TEST(busy_modules_refuse_unload_then_enodev)
 {
@@ -40,16 +21,16 @@ TEST(busy_modules_refuse_unload_then_enodev)
 	fd = pfm_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_create(fd, 0));
-	EXPECT_EQ(-EWOULDBLOCK, unload("pfm_soft"));
-	EXPECT_EQ(-EWOULDBLOCK, unload("perfmon"));
+	EXPECT_EQ(-EWOULDBLOCK, module_unload("pfm_soft"));
+	EXPECT_EQ(-EWOULDBLOCK, module_unload("perfmon"));
 	close(fd);
 
-	ASSERT_EQ(0, unload("pfm_soft"));
+	ASSERT_EQ(0, module_unload("pfm_soft"));
 	fd = pfm_open();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-ENODEV, pfm_create(fd, 0));
 	EXPECT_EQ(-ENODEV, pfm_ioctl(fd, PFM_GET_PMU_INFO, &info));
-	ASSERT_EQ(0, load(SOFT_KO));
+	ASSERT_EQ(0, module_load(SOFT_KO, ""));
 	/* The same file can still become a context. */
 	EXPECT_EQ(0, pfm_create(fd, 0));
 	close(fd);

@@ -48,26 +48,6 @@ static void loop2(uint64_t n)
 	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(left) : : "cc");
 }
 
-/* Counter @idx of set @set: PMC @evtsel, PMD @value and reset @reset. */
-static int add_ctr(int fd, uint16_t set, uint16_t idx, uint64_t evtsel,
-		   uint64_t value, uint64_t reset)
-{
-	pfarg_pmc_t pc;
-	pfarg_pmd_t pd;
-
-	memset(&pc, 0, sizeof(pc));
-	memset(&pd, 0, sizeof(pd));
-	pc.reg_num = idx;
-	pc.reg_set = set;
-	pc.reg_value = evtsel;
-	pd.reg_num = idx;
-	pd.reg_set = set;
-	pd.reg_value = value;
-	pd.reg_short_reset = reset;
-	return pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ?
-	       -errno : 0;
-}
-
 /* Only CPU 0 runs instructions (see the file comment); 0 or -errno. */
 static int quiet_cpus(bool quiet)
 {
@@ -107,7 +87,7 @@ static int inst_ctx(uint64_t start, uint64_t reset)
 	int fd = pfm_new_ctx(0);
 
 	if (fd < 0 ||
-	    add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, start, reset) ||
+	    pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, start, reset) ||
 	    pfm_load(fd, gettid()))
 		return -1;
 	return fd;
@@ -196,9 +176,9 @@ TEST(inst_retired_exact)
 	fd = inst_ctx(0, 0);
 	ASSERT_LE(0, fd);
 	c1 = count_loop(fd, 100000);
-	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
 	c2 = count_loop(fd, 300000);
-	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
 	c3 = count_loop(fd, 100000);
 	TH_LOG("200000 + %llu, 600000 + %llu, 200000 + %llu",
 	       (unsigned long long)(c1 - 200000),
@@ -233,7 +213,7 @@ TEST(overflow_after_n)
 
 	/* Short of N by 1000: no overflow, exact value. */
 	c = n - 1000;
-	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
 	v = count_loop(fd, (c - k) / 2);
 	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
 	EXPECT_EQ(0, ovfl);
@@ -241,7 +221,7 @@ TEST(overflow_after_n)
 
 	/* Past N by about 20000: one overflow, restarted from 0. */
 	c = n + 20000;
-	ASSERT_EQ(0, add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
 	v = count_loop(fd, (c - k) / 2);
 	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
 	c = k + 2 * ((c - k) / 2);
@@ -266,7 +246,7 @@ static void check_cycles_overflow(struct __test_metadata *_metadata, int fd,
 {
 	uint64_t t0, t, v, ovfl;
 
-	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, -MS, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, 0, -MS, 0));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	burn_cpu(5 * MS);
@@ -305,7 +285,7 @@ TEST(cycles_monotonic)
 		SKIP(return, "PMU is not armv8_pmuv3");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
@@ -335,7 +315,7 @@ TEST(per_thread_other)
 		SKIP(return, "PMU is not armv8_pmuv3");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
 	tid = spinner_start(&s);
 	ASSERT_LT(0, tid);
 	ASSERT_EQ(0, pfm_load(fd, tid));
@@ -363,7 +343,7 @@ TEST(system_wide_cpu1)
 	ASSERT_EQ(0, pin_to_cpu(0));
 	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, 1));
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
@@ -407,9 +387,9 @@ TEST(sets_more_events)
 		sd.set_timeout = 5 * MS;
 		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
 		for (i = 0; i < n; i++)
-			ASSERT_EQ(0, add_ctr(fd, s, i, (i ? EV_CPU_CYCLES :
+			ASSERT_EQ(0, pfm_add_ctr(fd, s, i, (i ? EV_CPU_CYCLES :
 					     EV_INST_RETIRED) | EXCL_EL1, 0, 0));
-		ASSERT_EQ(0, add_ctr(fd, s, CYCLE_IDX, 0, 0, 0));
+		ASSERT_EQ(0, pfm_add_ctr(fd, s, CYCLE_IDX, 0, 0, 0));
 	}
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
@@ -467,7 +447,7 @@ TEST(el0_access)
 		SKIP(return, "PMU is not armv8_pmuv3");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	EXPECT_FALSE(read_ccnt(&v1));

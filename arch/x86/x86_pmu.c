@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86 PMU engine: what the Intel and AMD descriptions share.
+ *
+ * Counter width.  The core extends counters to 64 bits from their wraps,
+ * so every wrap must raise the overflow interrupt and be recognized as
+ * ours.  Where a counter can be written at its full width and a global
+ * status register names the counters that wrapped, it is used as is.
+ * Where not (AMD without PerfMonV2, Intel without full-width writes),
+ * the core sees one bit less (or 31 bits, the width legacy IA32_PMCx
+ * writes keep) and every write sets the bits above it (@bias): the
+ * counter wraps, and its top bit clears, exactly when the core's value
+ * would, and the NMI handler sets the bias again.
+ *
+ * Overflow.  The interrupt is an NMI (LVTPC in NMI mode): the handler
+ * takes no lock.  It claims the NMI only when one of our counters wrapped,
+ * clears that status (or restores the bias), records the counters in
+ * this CPU's pending word and queues an irq_work, which reports them to
+ * the core with pfm_interrupt().  Until then a pending counter reads as
+ * its highest value (the core's rule).  LVTPC is re-armed on every NMI
+ * we claim: Intel masks it when it delivers one.
+ */
+#define pr_fmt(fmt) "perfmon: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <asm/nmi.h>
+
+#include "pfm_x86.h"
+
+/* Driver settings */
+#define PFM_X86_CFG_USER_RDPMC	0
+
+/**
+ * struct pfm_x86_cpu - the engine's state on one CPU
+ * @pending: status bits of counters that wrapped, not yet reported;
+ *           set from NMI, so only changed by single-instruction per-CPU
+ *           ops
+ * @evtsel: event selects as programmed (with the interrupt bit), for
+ *          PMUs gated per counter, where stop clears their enable bit
+ * @started: counting is on (start called, stop not yet)
+ * @live: cpu_setup ran here and cpu_teardown did not
+ * @pce_set: CR4.PCE was changed for the live context's setting
+ * @pce_was: CR4.PCE before that change
+ */
+struct pfm_x86_cpu {
+	u64 pending;
+	u64 evtsel[PFM_X86_MAX_GP];
+	bool started;
+	bool live;
+	bool pce_set;
+	bool pce_was;
+};
+
+static void pfm_x86_irq_work(struct irq_work *work);
+
+static struct pfm_x86_pmu *pfm_x86;
+static DEFINE_PER_CPU(struct pfm_x86_cpu, pfm_x86_cpu);
+static DEFINE_PER_CPU(struct irq_work, pfm_x86_work);
+static atomic64_t pfm_x86_claimed;
+
+static const struct pfm_regmap_desc pfm_x86_cfg_desc[] = {
+	[PFM_X86_CFG_USER_RDPMC] = PFM_CFG_D("user_rdpmc", 0),
+};
+
+static struct pfm_x86_pmu *to_x86(struct pfm_pmu_config *pmu)
+{
+	return container_of(pmu, struct pfm_x86_pmu, pmu);
+}
+
+/**
+ * pfm_x86_add_pmc() - describe a control register
+ * @xp: the PMU being described
+ * @cnum: PMC number
+ * @name: register name
+ * @msr: its MSR
+ * @rsvd: reserved bits (the default value is 0)
+ */
+void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
+		     u32 msr, u64 rsvd)
+{
+	struct pfm_regmap_desc *d = &xp->pmc_desc[cnum];
+
+	strscpy(xp->names[0][cnum], name, PFM_NAME_LEN);
+	d->type = PFM_REGT_IMPL;
+	d->name = xp->names[0][cnum];
+	d->rsvd_msk = rsvd;
+	d->hw_addr = msr;
+	xp->sel_msr[cnum] = msr;
+}
+
+/**
+ * pfm_x86_add_ctr() - describe a counter
+ * @xp: the PMU being described, @pmu.counter_width already set
+ * @cnum: PMD number
+ * @name: register name
+ * @rd: MSR read for the count
+ * @wr: MSR written for the count
+ * @sel: PMC number of its control register
+ * @status: its global status bit (its number in the pending word)
+ * @hw_width: bits the counter implements
+ */
+void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
+		     u32 rd, u32 wr, u16 sel, unsigned int status,
+		     unsigned int hw_width)
+{
+	struct pfm_regmap_desc *d = &xp->pmd_desc[cnum];
+	struct pfm_x86_ctr *c = &xp->ctr[cnum];
+	unsigned int width = xp->pmu.counter_width;
+
+	strscpy(xp->names[1][cnum], name, PFM_NAME_LEN);
+	d->type = PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR;
+	d->name = xp->names[1][cnum];
+	d->hw_addr = rd;
+	c->rd = rd;
+	c->wr = wr;
+	c->sel = sel;
+	c->status = status;
+	c->top = BIT_ULL(hw_width - 1);
+	c->bias = width < hw_width ? GENMASK_ULL(hw_width - 1, width) : 0;
+	xp->claim |= BIT_ULL(status);
+}
+
+/* Has counter @c wrapped without its overflow being reported yet? */
+static bool pfm_x86_wrapped(const struct pfm_x86_ctr *c, u64 hw)
+{
+	if (this_cpu_read(pfm_x86_cpu.pending) & BIT_ULL(c->status))
+		return true;
+	if (pfm_x86->global_status)
+		return pfm_x86_rdmsr(pfm_x86->global_status) & BIT_ULL(c->status);
+	return c->bias && !(hw & c->top);
+}
+
+static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+{
+	const struct pfm_x86_ctr *c = &to_x86(pmu)->ctr[cnum];
+	u64 hw = pfm_x86_rdmsr(c->rd);
+
+	return pfm_x86_wrapped(c, hw) ? pmu->ovfl_mask : hw & pmu->ovfl_mask;
+}
+
+/*
+ * A new value: a wrap of the old one, reported or not, no longer
+ * concerns anybody (the core saved the old value first).
+ */
+static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct pfm_x86_pmu *xp = to_x86(pmu);
+	const struct pfm_x86_ctr *c = &xp->ctr[cnum];
+
+	this_cpu_and(pfm_x86_cpu.pending, ~BIT_ULL(c->status));
+	if (xp->global_clr)
+		pfm_x86_wrmsr(xp->global_clr, BIT_ULL(c->status));
+	pfm_x86_wrmsr(c->wr, value | c->bias);
+}
+
+/* The engine needs every wrap: the interrupt bits are always set. */
+static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct pfm_x86_pmu *xp = to_x86(pmu);
+	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+
+	if (cnum >= PFM_X86_FIXED_BASE) {
+		pfm_x86_wrmsr(xp->sel_msr[cnum], value | xp->fixed_pmi);
+		return;
+	}
+	value |= xp->evtsel_int;
+	pc->evtsel[cnum] = value;
+	/* Gated per counter: stopped means not enabled. */
+	if (!xp->global_ctrl && !pc->started)
+		value &= ~xp->evtsel_en;
+	pfm_x86_wrmsr(xp->sel_msr[cnum], value);
+}
+
+/* Without a global enable, each event select carries the gate. */
+static void pfm_x86_gate(struct pfm_x86_pmu *xp, bool on)
+{
+	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+	unsigned int i;
+	u64 v;
+
+	pc->started = on;
+	if (xp->global_ctrl) {
+		pfm_x86_wrmsr(xp->global_ctrl, on ? xp->global_en : 0);
+		return;
+	}
+	for (i = 0; i < xp->num_gp; i++) {
+		v = pc->evtsel[i];
+		pfm_x86_wrmsr(xp->sel_msr[i], on ? v : v & ~xp->evtsel_en);
+	}
+}
+
+static void pfm_x86_start(struct pfm_pmu_config *pmu)
+{
+	pfm_x86_gate(to_x86(pmu), true);
+}
+
+static void pfm_x86_stop(struct pfm_pmu_config *pmu)
+{
+	pfm_x86_gate(to_x86(pmu), false);
+}
+
+/* Every control register at 0, no overflow left over. */
+static void pfm_x86_clear(struct pfm_x86_pmu *xp)
+{
+	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+	unsigned int i;
+
+	if (xp->global_ctrl)
+		pfm_x86_wrmsr(xp->global_ctrl, 0);
+	for_each_set_bit(i, xp->pmu.impl_pmcs, PFM_X86_NUM_REGS)
+		pfm_x86_wrmsr(xp->sel_msr[i], 0);
+	if (xp->global_clr)
+		pfm_x86_wrmsr(xp->global_clr, xp->claim);
+	memset(pc->evtsel, 0, sizeof(pc->evtsel));
+	pc->started = false;
+	this_cpu_write(pfm_x86_cpu.pending, 0);
+}
+
+static void pfm_x86_cpu_setup(struct pfm_pmu_config *pmu)
+{
+	pfm_x86_clear(to_x86(pmu));
+	pfm_x86_lvtpc_nmi();
+	this_cpu_write(pfm_x86_cpu.live, true);
+}
+
+/* LVTPC stays in NMI mode, as perf leaves and expects it. */
+static void pfm_x86_cpu_teardown(struct pfm_pmu_config *pmu)
+{
+	this_cpu_write(pfm_x86_cpu.live, false);
+	pfm_x86_clear(to_x86(pmu));
+}
+
+/*
+ * Without a global status register: a counter in use whose top bit is
+ * clear wrapped (every write sets it).  Its bias is set again at once,
+ * keeping the count, so that the next wrap is seen too.
+ */
+static u64 pfm_x86_scan_wrapped(struct pfm_x86_pmu *xp)
+{
+	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+	const struct pfm_x86_ctr *c;
+	unsigned int i;
+	u64 ovf = 0, hw;
+
+	for (i = 0; i < xp->num_gp; i++) {
+		c = &xp->ctr[i];
+		if (!(pc->evtsel[i] & xp->evtsel_en))
+			continue;
+		hw = pfm_x86_rdmsr(c->rd);
+		if (hw & c->top)
+			continue;
+		pfm_x86_wrmsr(c->wr, hw | c->bias);
+		ovf |= BIT_ULL(c->status);
+	}
+	return ovf;
+}
+
+/* With a global status register: restore the bias of biased counters. */
+static void pfm_x86_rebias(struct pfm_x86_pmu *xp, u64 ovf)
+{
+	const struct pfm_x86_ctr *c;
+	unsigned int i;
+
+	for_each_set_bit(i, xp->pmu.cnt_pmds, PFM_X86_NUM_REGS) {
+		c = &xp->ctr[i];
+		if (c->bias && (ovf & BIT_ULL(c->status)))
+			pfm_x86_wrmsr(c->wr, pfm_x86_rdmsr(c->rd) | c->bias);
+	}
+}
+
+/**
+ * pfm_x86_nmi() - the NMI handler (registered by the accessors)
+ * @cmd: NMI_LOCAL
+ * @regs: interrupted registers
+ *
+ * Context: NMI: no lock, no sleep; anything more is left to the irq_work.
+ * Return: NMI_HANDLED when one of our counters wrapped, else NMI_DONE.
+ */
+int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct pfm_x86_pmu *xp = pfm_x86;
+	u64 ovf;
+
+	if (!this_cpu_read(pfm_x86_cpu.live))
+		return NMI_DONE;
+	if (xp->global_status) {
+		ovf = pfm_x86_rdmsr(xp->global_status) & xp->claim;
+		if (!ovf)
+			return NMI_DONE;
+		/* Rebias before the status clears: read_pmd stays at max. */
+		this_cpu_or(pfm_x86_cpu.pending, ovf);
+		pfm_x86_rebias(xp, ovf);
+		pfm_x86_wrmsr(xp->global_clr, ovf);
+	} else {
+		ovf = pfm_x86_scan_wrapped(xp);
+		if (!ovf)
+			return NMI_DONE;
+		this_cpu_or(pfm_x86_cpu.pending, ovf);
+	}
+	irq_work_queue(this_cpu_ptr(&pfm_x86_work));
+	pfm_x86_lvtpc_nmi();
+	atomic64_inc(&pfm_x86_claimed);
+	return NMI_HANDLED;
+}
+
+/* Pending status bits to the PMDs the core knows them by. */
+static void pfm_x86_irq_work(struct irq_work *work)
+{
+	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	struct pfm_x86_pmu *xp = pfm_x86;
+	unsigned int i;
+	u64 ovf;
+
+	ovf = this_cpu_xchg(pfm_x86_cpu.pending, 0);
+	if (!ovf)
+		return;
+	bitmap_zero(ovfl, PFM_MAX_PMDS);
+	for_each_set_bit(i, xp->pmu.cnt_pmds, PFM_X86_NUM_REGS) {
+		if (ovf & BIT_ULL(xp->ctr[i].status))
+			__set_bit(i, ovfl);
+	}
+	pfm_interrupt(ovfl);
+}
+
+/**
+ * pfm_x86_nmis_claimed() - NMIs the handler claimed since the module loaded
+ *
+ * Return: the count.
+ */
+u64 pfm_x86_nmis_claimed(void)
+{
+	return atomic64_read(&pfm_x86_claimed);
+}
+
+static int pfm_x86_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
+			     u64 value, u32 ctx_flags)
+{
+	if (value > 1)
+		return -EINVAL;
+	/* On a monitored CPU any thread could read the counters. */
+	if (value && (ctx_flags & PFM_FL_SYSTEM_WIDE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * user_rdpmc sets CR4.PCE while the context is live here; perf's own
+ * policy for the CPU (its rdpmc sysctl) comes back afterwards.
+ */
+static void pfm_x86_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+{
+	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+
+	if (cfg && cfg[PFM_X86_CFG_USER_RDPMC] && !pc->pce_set) {
+		pc->pce_was = pfm_x86_pce();
+		pc->pce_set = true;
+		pfm_x86_set_pce(true);
+	} else if (!cfg && pc->pce_set) {
+		pfm_x86_set_pce(pc->pce_was);
+		pc->pce_set = false;
+	}
+}
+
+/*
+ * Take every general-purpose counter from the NMI counter allocator that
+ * perf uses too (it holds all of them while any perf hardware event, the
+ * NMI watchdog's included, exists).  Fixed counters have no entry there:
+ * perf never uses them without holding the general-purpose ones.
+ */
+static int pfm_x86_reserve_all(struct pfm_x86_pmu *xp)
+{
+	unsigned int i;
+
+	for (i = 0; i < xp->num_gp; i++) {
+		if (pfm_x86_reserve(xp->ctr[i].rd, xp->sel_msr[i]))
+			continue;
+		pr_err("%s: counter %u is in use by perf (a hardware event or the NMI watchdog): run 'sysctl kernel.nmi_watchdog=0' and end perf sessions, then load again\n",
+		       xp->pmu.pmu_name, i);
+		goto release_taken;
+	}
+	return 0;
+
+release_taken:
+	while (i--)
+		pfm_x86_release(xp->ctr[i].rd, xp->sel_msr[i]);
+	return -EBUSY;
+}
+
+static void pfm_x86_release_all(struct pfm_x86_pmu *xp)
+{
+	unsigned int i;
+
+	for (i = 0; i < xp->num_gp; i++)
+		pfm_x86_release(xp->ctr[i].rd, xp->sel_msr[i]);
+}
+
+/*
+ * A hypervisor without a virtual PMU accepts the MSRs but keeps nothing
+ * (QEMU's TCG does so).  Write counter 0 and read it back, as perf's
+ * check_hw_exists() does, with the counters reserved.
+ */
+static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
+{
+	const struct pfm_x86_ctr *c = &xp->ctr[0];
+	u64 old, val = 0xabcdUL, got = 0;
+	int ret;
+
+	ret = pfm_x86_rdmsr_safe(c->rd, &old);
+	if (!ret)
+		ret = pfm_x86_wrmsr_safe(c->wr, val | c->bias);
+	if (!ret)
+		ret = pfm_x86_rdmsr_safe(c->rd, &got);
+	if (!ret)
+		pfm_x86_wrmsr_safe(c->wr, old);
+	if (ret || (got & xp->pmu.ovfl_mask) != val) {
+		pr_info("%s: the PMU does not keep a written counter value (a virtual machine without a virtual PMU?); no PMU to drive, pfm_soft counts without one\n",
+			xp->pmu.pmu_name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
+{
+	struct pfm_pmu_config *pmu = &xp->pmu;
+
+	pmu->pmc_desc = xp->pmc_desc;
+	pmu->num_pmc_entries = PFM_X86_NUM_REGS;
+	pmu->pmd_desc = xp->pmd_desc;
+	pmu->num_pmd_entries = PFM_X86_NUM_REGS;
+	pmu->write_pmc = pfm_x86_write_pmc;
+	pmu->write_pmd = pfm_x86_write_pmd;
+	pmu->read_pmd = pfm_x86_read_pmd;
+	pmu->start = pfm_x86_start;
+	pmu->stop = pfm_x86_stop;
+	pmu->cpu_setup = pfm_x86_cpu_setup;
+	pmu->cpu_teardown = pfm_x86_cpu_teardown;
+	pmu->cfg_desc = pfm_x86_cfg_desc;
+	pmu->num_cfg = ARRAY_SIZE(pfm_x86_cfg_desc);
+	pmu->cfg_check = pfm_x86_cfg_check;
+	pmu->load_cfg = pfm_x86_load_cfg;
+}
+
+/**
+ * pfm_x86_init() - probe a PMU, take it and register it
+ * @xp: zeroed description for @probe to fill
+ * @owner: the module calling (THIS_MODULE)
+ * @probe: the vendor part's probe
+ *
+ * Context: module init (process context, may sleep).
+ * Return: 0; -ENODEV when @probe finds no PMU or the counters do not
+ * work; -EBUSY when perf holds a counter; or the core's error.
+ */
+int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
+		 int (*probe)(struct pfm_x86_pmu *xp))
+{
+	unsigned int cpu;
+	int ret;
+
+	xp->pmu.owner = owner;
+	ret = probe(xp);
+	if (ret)
+		return ret;
+	pfm_x86_set_ops(xp);
+	/* Set at every load: a static initializer did not survive reloads. */
+	for_each_possible_cpu(cpu)
+		per_cpu(pfm_x86_work, cpu) = IRQ_WORK_INIT_HARD(pfm_x86_irq_work);
+	xp->pmu.ovfl_mask = GENMASK_ULL(xp->pmu.counter_width - 1, 0);
+	ret = pfm_x86_reserve_all(xp);
+	if (ret)
+		return ret;
+	ret = pfm_x86_check_hw(xp);
+	if (ret)
+		goto release_counters;
+	pfm_x86 = xp;
+	ret = pfm_x86_nmi_register();
+	if (ret)
+		goto release_counters;
+	ret = pfm_pmu_register(&xp->pmu);
+	if (ret)
+		goto unregister_nmi;
+	return 0;
+
+unregister_nmi:
+	pfm_x86_nmi_unregister();
+release_counters:
+	pfm_x86_release_all(xp);
+	return ret;
+}
+
+/**
+ * pfm_x86_exit() - undo pfm_x86_init()
+ * @xp: the registered PMU, no longer used by any context
+ *
+ * Context: module exit.
+ */
+void pfm_x86_exit(struct pfm_x86_pmu *xp)
+{
+	unsigned int cpu;
+
+	pfm_pmu_unregister(&xp->pmu);
+	/* Waits for running handlers; then no new irq_work is queued. */
+	pfm_x86_nmi_unregister();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&pfm_x86_work, cpu));
+	pfm_x86_release_all(xp);
+}

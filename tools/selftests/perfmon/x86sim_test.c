@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86 descriptions (Intel architectural perfmon, AMD64) on a
+ * SIMULATED PMU: QEMU's TCG has no x86 PMU, so pfm_x86_sim.ko links the
+ * very engine and vendor objects of pfm_intel_arch.ko and pfm_amd64.ko
+ * to a register file in memory (arch/x86/x86_sim.c).  What is simulated:
+ * the MSRs, CPUID (module parameters), the NMI counter allocator and the
+ * counting itself (debugfs pfm_x86_sim/tick advances the enabled
+ * counters of the writing CPU).  What is real: /dev/perfmon and the core,
+ * the NMI (a self-NMI the simulator sends when a counter wraps with its
+ * interrupt enabled), the engine's NMI handler and irq_work.
+ *
+ * Each test loads the simulator with the CPU it needs; the rig boots
+ * with it loaded (vm --pmu x86sim).  Everything runs on CPU 0, where the
+ * self-monitoring thread's context is live, because the register file is
+ * per CPU.
+ */
+#include <stdlib.h>
+#include <sys/klog.h>
+#include "pfm_test.h"
+#include "kselftest_harness.h"
+
+#define SIM_KO		"/modules/pfm_x86_sim.ko"
+#define SIM_DIR		"/sys/kernel/debug/pfm_x86_sim/"
+#define PMU_DESC	"/sys/kernel/perfmon/pmu_desc/"
+
+#define EVT_USR		0x10000ull
+#define EVT_OS		0x20000ull
+#define EVT_INT		0x100000ull
+#define EVT_ANY		0x200000ull
+#define EVT_EN		0x400000ull
+#define CORE_CYCLES	0x3cull
+#define INST_RETIRED	0xc0ull
+#define COUNTING	(CORE_CYCLES | EVT_USR | EVT_OS | EVT_EN)
+#define FIXED_CTRL	16
+#define FIXED0		16
+#define APIC_DM_NMI	0x400
+
+/*
+ * Reload the simulator with @params; 0 or -errno.  A closed context that
+ * was loaded on a thread drops its module reference from a workqueue,
+ * a moment after close() returns: unloading retries for up to 2 s.
+ */
+static int sim_load(const char *params)
+{
+	int ret, tries = 200;
+
+	while ((ret = module_unload("pfm_x86_sim")) == -EAGAIN && --tries)
+		usleep(10000);
+
+	if (ret && ret != -ENOENT)
+		return ret;
+	return module_load(SIM_KO, params);
+}
+
+static int sim_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), SIM_DIR "%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+static int sim_tick(uint64_t n)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)n);
+	return sim_write("tick", buf);
+}
+
+/* Register @key of this CPU's simulated PMU; ~0 when absent. */
+static uint64_t sim_reg(const char *key)
+{
+	char line[128];
+	size_t len = strlen(key);
+	uint64_t v = ~0ull;
+	FILE *f = fopen(SIM_DIR "regs", "r");
+
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == '=') {
+			v = strtoull(line + len + 1, NULL, 0);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* First line of a sysfs file of the registered PMU, "" when absent. */
+static const char *desc_str(const char *file)
+{
+	static char buf[64];
+	char path[128];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), PMU_DESC "%s", file);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* Occurrences of @s in the kernel log. */
+static int klog_count(const char *s)
+{
+	static char buf[1 << 20];
+	int n = 0, len = klogctl(3, buf, sizeof(buf) - 1);
+	char *p = buf;
+
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	while ((p = strstr(p, s))) {
+		n++;
+		p += strlen(s);
+	}
+	return n;
+}
+
+static uint32_t counter_width(void)
+{
+	struct pfarg_pmu_info info;
+
+	memset(&info, 0, sizeof(info));
+	return pfm_get_pmu_info(&info) ? 0 : info.pmu_counter_width;
+}
+
+/* A self-monitoring context loaded on CPU 0: PMC/PMD 0, fixed 0. */
+static int self_ctx(uint64_t pmd0, uint64_t reset0, bool fixed)
+{
+	int fd;
+
+	if (pin_to_cpu(0))
+		return -1;
+	fd = pfm_new_ctx(0);
+	if (fd < 0 || pfm_add_ctr(fd, 0, 0, COUNTING, pmd0, reset0) ||
+	    (fixed && pfm_add_ctr(fd, 0, FIXED0, 0x3, 0, 0)) ||
+	    pfm_load(fd, gettid()))
+		return -1;
+	return fd;
+}
+
+FIXTURE(sim) {
+	bool ok;
+};
+
+FIXTURE_SETUP(sim)
+{
+	self->ok = !getuid() && !access(SIM_KO, R_OK);
+	if (!self->ok)
+		SKIP(return, "needs root and " SIM_KO);
+}
+
+/* Leave the default simulator loaded, as the rig expects. */
+FIXTURE_TEARDOWN(sim)
+{
+	if (self->ok)
+		EXPECT_EQ(0, sim_load(""));
+}
+
+TEST_F(sim, intel_v4_register_map)
+{
+	ASSERT_EQ(0, sim_load(""));
+	ASSERT_TRUE(pmu_is("intel_arch"));
+	EXPECT_EQ(48, counter_width());
+	EXPECT_STREQ("PERFEVTSEL3", desc_str("pmc3/name"));
+	EXPECT_STREQ("0x189", desc_str("pmc3/addr"));
+	EXPECT_STREQ("FIXED_CTR_CTRL", desc_str("pmc16/name"));
+	EXPECT_STREQ("0x38d", desc_str("pmc16/addr"));
+	EXPECT_STREQ("PMC0", desc_str("pmd0/name"));
+	EXPECT_STREQ("0xc1", desc_str("pmd0/addr"));
+	EXPECT_STREQ("FIXED_CTR2", desc_str("pmd18/name"));
+	EXPECT_STREQ("0x30b", desc_str("pmd18/addr"));
+	EXPECT_STREQ("", desc_str("pmc4/name"));
+	EXPECT_STREQ("", desc_str("pmd19/name"));
+	/* AnyThread allowed from v3; everything above bit 31 reserved. */
+	EXPECT_STREQ("0xffffffff00080000", desc_str("pmc0/rsvd_msk"));
+	EXPECT_STREQ("0xfffffffffffff000", desc_str("pmc16/rsvd_msk"));
+}
+
+TEST_F(sim, intel_write_checks)
+{
+	int fd;
+
+	/* v2, Instructions Retired marked unavailable (EBX bit 1) */
+	ASSERT_EQ(0, sim_load("cpuid_a=0x07300402,0x2,0,0x603"));
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, pfm_add_ctr(fd, 0, 0, INST_RETIRED | EVT_EN, 0, 0));
+	EXPECT_EQ(0, pfm_add_ctr(fd, 0, 0, CORE_CYCLES | EVT_EN, 0, 0));
+	EXPECT_EQ(-EINVAL, pfm_add_ctr(fd, 0, 0, COUNTING | EVT_ANY, 0, 0));
+	EXPECT_EQ(-EINVAL, pfm_add_ctr(fd, 0, 0, COUNTING | 1ull << 32, 0, 0));
+	/* Fixed counter 3 does not exist; AnyThread (bit 2) is v3/v4 only */
+	EXPECT_EQ(-EINVAL, pfm_add_ctr(fd, 0, FIXED0, 0x3000, 0, 0));
+	EXPECT_EQ(-EINVAL, pfm_add_ctr(fd, 0, FIXED0, 0x4, 0, 0));
+	EXPECT_EQ(0, pfm_add_ctr(fd, 0, FIXED0, 0x333, 0, 0));
+	close(fd);
+}
+
+/* v4, full-width writes: overflow through GLOBAL_STATUS and the NMI. */
+TEST_F(sim, intel_overflow_nmi)
+{
+	uint64_t claimed, top = 1ull << 48;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	claimed = sim_reg("claimed");
+	fd = self_ctx(top - 100, 0, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(COUNTING | EVT_INT, sim_reg("sel0"));
+	EXPECT_EQ(0x88bull, sim_reg("fixed_ctrl"));	/* PMIs forced */
+	EXPECT_EQ(0x70000000full, sim_reg("gctrl"));
+	EXPECT_EQ(APIC_DM_NMI, sim_reg("lvtpc"));
+	EXPECT_EQ(top - 100, sim_reg("ctr0"));
+	ASSERT_EQ(0, sim_tick(1000));
+	/* The NMI came, its irq_work ran; LVTPC re-armed after Intel's mask */
+	EXPECT_EQ(claimed + 1, sim_reg("claimed"));
+	EXPECT_EQ(APIC_DM_NMI, sim_reg("lvtpc"));
+	EXPECT_EQ(0, sim_reg("gstatus"));
+	EXPECT_EQ(top + 900, pfm_read_pmd(fd, 0, 0));
+	EXPECT_EQ(1000, pfm_read_pmd(fd, 0, FIXED0));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(0, sim_reg("gctrl"));
+	/* Stopped: the simulated events do not count. */
+	ASSERT_EQ(0, sim_tick(1000));
+	EXPECT_EQ(top + 900, pfm_read_pmd(fd, 0, 0));
+	close(fd);
+}
+
+/* A 64-bit overflow reloads the short reset value. */
+TEST_F(sim, overflow_reset_value)
+{
+	pfarg_setinfo_t si;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	fd = self_ctx(-500ull, 12345, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	ASSERT_EQ(0, sim_tick(1000));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(12345, pfm_read_pmd(fd, 0, 0));
+	ASSERT_EQ(0, pfm_set_info(fd, 0, &si));
+	EXPECT_EQ(1, si.set_ovfl_pmds[0]);
+	close(fd);
+}
+
+/* No full-width writes: 31-bit counters, biased, rebiased in the NMI. */
+TEST_F(sim, intel_legacy_writes)
+{
+	uint64_t bias = 0xffff80000000ull;
+	int fd;
+
+	ASSERT_EQ(0, sim_load("fw_write=0"));
+	EXPECT_EQ(31, counter_width());
+	fd = self_ctx(100, 0, false);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(bias | 100, sim_reg("ctr0"));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	ASSERT_EQ(0, sim_tick(1ull << 31));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ((1ull << 31) + 100, pfm_read_pmd(fd, 0, 0));
+	EXPECT_EQ(bias | 100, sim_reg("ctr0"));
+	close(fd);
+}
+
+/* v1: no global registers, counting gated by each EN bit. */
+TEST_F(sim, intel_v1_gated_per_counter)
+{
+	uint64_t top = 1ull << 31;
+	int fd;
+
+	ASSERT_EQ(0, sim_load("cpuid_a=0x07280201,0,0,0 fw_write=0"));
+	EXPECT_STREQ("", desc_str("pmc16/name"));
+	EXPECT_EQ(31, counter_width());
+	fd = self_ctx(top - 10, 0, false);
+	ASSERT_LE(0, fd);
+	/* PMC1 programmed but not enabled: never taken for an overflow */
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 1, CORE_CYCLES, 0, 0));
+	EXPECT_EQ(CORE_CYCLES | EVT_USR | EVT_OS | EVT_INT, sim_reg("sel0"));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(COUNTING | EVT_INT, sim_reg("sel0"));
+	ASSERT_EQ(0, sim_tick(20));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(CORE_CYCLES | EVT_USR | EVT_OS | EVT_INT, sim_reg("sel0"));
+	EXPECT_EQ(top + 10, pfm_read_pmd(fd, 0, 0));
+	EXPECT_EQ(0, pfm_read_pmd(fd, 0, 1));
+	close(fd);
+}
+
+/* AMD core counters, no PerfMonV2: 47 bits seen, top bit for overflow. */
+TEST_F(sim, amd_core_counters)
+{
+	uint64_t top = 1ull << 47;
+	int fd;
+
+	ASSERT_EQ(0, sim_load("vendor=amd"));
+	ASSERT_TRUE(pmu_is("amd64"));
+	EXPECT_EQ(47, counter_width());
+	EXPECT_STREQ("PERF_CTL5", desc_str("pmc5/name"));
+	EXPECT_STREQ("0xc001020a", desc_str("pmc5/addr"));
+	EXPECT_STREQ("PERF_CTR5", desc_str("pmd5/name"));
+	EXPECT_STREQ("0xc001020b", desc_str("pmd5/addr"));
+	EXPECT_STREQ("", desc_str("pmc6/name"));
+	fd = self_ctx(top - 10, 0, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(COUNTING | EVT_INT, sim_reg("sel0"));
+	ASSERT_EQ(0, sim_tick(20));
+	EXPECT_EQ(top + 10, pfm_read_pmd(fd, 0, 0));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ((COUNTING & ~EVT_EN) | EVT_INT, sim_reg("sel0"));
+	close(fd);
+}
+
+TEST_F(sim, amd_legacy_counters)
+{
+	ASSERT_EQ(0, sim_load("vendor=amd amd_core=0"));
+	EXPECT_STREQ("PERFEVTSEL3", desc_str("pmc3/name"));
+	EXPECT_STREQ("0xc0010003", desc_str("pmc3/addr"));
+	EXPECT_STREQ("PERFCTR3", desc_str("pmd3/name"));
+	EXPECT_STREQ("0xc0010007", desc_str("pmd3/addr"));
+	EXPECT_STREQ("", desc_str("pmc4/name"));
+	/* GuestOnly/HostOnly and the high event bits; bit 21 reserved */
+	EXPECT_STREQ("0xfffffcf000280000", desc_str("pmc0/rsvd_msk"));
+}
+
+TEST_F(sim, amd_perfmon_v2)
+{
+	uint64_t top = 1ull << 48;
+	int fd;
+
+	ASSERT_EQ(0, sim_load("vendor=amd amd_v2_ctrs=5"));
+	EXPECT_EQ(48, counter_width());
+	EXPECT_STREQ("", desc_str("pmc5/name"));
+	fd = self_ctx(top - 10, 0, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(0x1f, sim_reg("gctrl"));
+	ASSERT_EQ(0, sim_tick(20));
+	EXPECT_EQ(0, sim_reg("gstatus"));
+	EXPECT_EQ(top + 10, pfm_read_pmd(fd, 0, 0));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(0, sim_reg("gctrl"));
+	close(fd);
+}
+
+/* An NMI none of our counters caused is left to the kernel. */
+TEST_F(sim, foreign_nmi_not_claimed)
+{
+	const char *unknown = "NMI received for unknown reason";
+	uint64_t claimed;
+	int before, fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	fd = self_ctx(0, 0, false);
+	ASSERT_LE(0, fd);
+	claimed = sim_reg("claimed");
+	before = klog_count(unknown);
+	/* CondChgd (bit 63), and a fixed counter this CPU lacks (35) */
+	ASSERT_EQ(0, sim_write("nmi", "8000000800000000"));
+	EXPECT_EQ(claimed, sim_reg("claimed"));
+	EXPECT_EQ(before + 1, klog_count(unknown));
+	close(fd);
+}
+
+/* perf holds a counter: -EBUSY, the fix logged, nothing left reserved. */
+TEST_F(sim, perf_owns_counter)
+{
+	const char *fix =
+		"the NMI watchdog): run 'sysctl kernel.nmi_watchdog=0' and end";
+	int busy = klog_count(fix);
+
+	ASSERT_EQ(0, sim_load(""));
+	EXPECT_EQ(-EBUSY, sim_load("perf_holds=2"));
+	EXPECT_EQ(busy + 1, klog_count(fix));
+	EXPECT_LE(1, klog_count("counter 2 is in use by perf"));
+	EXPECT_EQ(0, klog_count("leaked counter reservations"));
+}
+
+TEST_F(sim, no_pmu_refused)
+{
+	ASSERT_EQ(0, sim_load(""));
+	EXPECT_EQ(-ENODEV, sim_load("no_pmu=1"));
+	EXPECT_LE(1, klog_count("does not keep a written counter value"));
+	EXPECT_EQ(-ENODEV, sim_load("cpuid_a=0,0,0,0"));
+	EXPECT_LE(1, klog_count("no architectural perfmon"));
+	EXPECT_EQ(0, klog_count("leaked counter reservations"));
+}
+
+/* Driver setting user_rdpmc: CR4.PCE while the context is live. */
+TEST_F(sim, user_rdpmc_setting)
+{
+	struct pfarg_drv_cfg c;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	memset(&c, 0, sizeof(c));
+	c.cfg_value = 1;
+	fd = self_ctx(0, 0, false);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, sim_reg("pce"));
+	ASSERT_EQ(0, pfm_set_drv_config(fd, &c, 1));
+	EXPECT_EQ(1, sim_reg("pce"));
+	ASSERT_EQ(0, pfm_unload_context(fd));
+	EXPECT_EQ(0, sim_reg("pce"));
+	close(fd);
+
+	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, pfm_set_drv_config(fd, &c, 1));
+	EXPECT_EQ(EINVAL, errno);
+	c.cfg_value = 2;
+	close(fd);
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, pfm_set_drv_config(fd, &c, 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
