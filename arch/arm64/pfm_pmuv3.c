@@ -118,8 +118,13 @@ static void pmuv3_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	write_sysreg(value, pmxevtyper_el0);
 }
 
+/*
+ * A new value: a wrap of the old one whose interrupt is not taken yet
+ * (the core saved the old value first) must not be charged to it.
+ */
 static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 {
+	write_sysreg(BIT(cnum), pmovsclr_el0);
 	if (cnum == PMUV3_CYCLE_IDX) {
 		write_sysreg(value, pmccntr_el0);
 		return;
