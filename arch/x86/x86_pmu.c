@@ -465,7 +465,10 @@ int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 	if (ret)
 		return ret;
 	pfm_x86_set_ops(xp);
-	/* Set at every load: a static initializer did not survive reloads. */
+	/*
+	 * Not a static initializer: the module loader does not relocate a
+	 * module's per-CPU data, so .func would be NULL (measured).
+	 */
 	for_each_possible_cpu(cpu)
 		per_cpu(pfm_x86_work, cpu) = IRQ_WORK_INIT_HARD(pfm_x86_irq_work);
 	xp->pmu.ovfl_mask = GENMASK_ULL(xp->pmu.counter_width - 1, 0);
