@@ -81,8 +81,6 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 	xp->pmu.pmu_name = "amd64";
 	xp->pmu.counter_width = v2 ? AMD_WIDTH : AMD_WIDTH - 1;
 	xp->num_gp = n;
-	xp->evtsel_int = ARCH_PERFMON_EVENTSEL_INT;
-	xp->evtsel_en = ARCH_PERFMON_EVENTSEL_ENABLE;
 	for (i = 0; i < n; i++) {
 		sel = core ? MSR_F15H_PERF_CTL + 2 * i : MSR_K7_EVNTSEL0 + i;
 		ctr = core ? MSR_F15H_PERF_CTR + 2 * i : MSR_K7_PERFCTR0 + i;
@@ -95,7 +93,6 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 		xp->global_ctrl = MSR_AMD64_PERF_CNTR_GLOBAL_CTL;
 		xp->global_status = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS;
 		xp->global_clr = MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR;
-		xp->global_en = xp->claim;
 	}
 	pr_info("amd64: %u %s counters of %u bits%s\n", n,
 		core ? "core" : "legacy", AMD_WIDTH, v2 ? ", PerfMonV2" : "");

@@ -219,8 +219,6 @@ int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 	xp->pmu.counter_width = intel_core_width();
 	xp->pmu.pmc_write_check = intel_arch_pmc_check;
 	xp->num_gp = intel.num_gp;
-	xp->evtsel_int = ARCH_PERFMON_EVENTSEL_INT;
-	xp->evtsel_en = ARCH_PERFMON_EVENTSEL_ENABLE;
 	for (i = 0; i < intel.num_gp; i++)
 		intel_add_gp(xp, i);
 	if (intel.fixed)
@@ -229,7 +227,6 @@ int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 		xp->global_ctrl = MSR_CORE_PERF_GLOBAL_CTRL;
 		xp->global_status = MSR_CORE_PERF_GLOBAL_STATUS;
 		xp->global_clr = MSR_CORE_PERF_GLOBAL_OVF_CTRL;
-		xp->global_en = xp->claim;
 	}
 	pr_info("intel_arch: version %u, %u counters of %u bits, fixed counters 0x%lx of %u bits, %s writes\n",
 		intel.version, intel.num_gp, intel.gp_width, intel.fixed,

@@ -56,17 +56,14 @@ struct pfm_x86_ctr {
  * @num_gp: general-purpose counters (PMD/PMC 0 .. num_gp - 1)
  * @ctr: the counters, indexed by PMD number
  * @sel_msr: the control MSRs, indexed by PMC number
- * @evtsel_int: bit of an event select that enables the overflow
- *              interrupt; forced on by the engine
- * @evtsel_en: bit of an event select that enables counting
  * @fixed_pmi: bits of FIXED_CTR_CTRL that enable the fixed counters'
  *             interrupts; forced on by the engine
  * @global_ctrl: global enable MSR, 0 when counting is gated per counter
  * @global_status: global overflow status MSR, 0 when overflows are found
  *                 from the counters' top bits
  * @global_clr: MSR whose written bits clear @global_status bits
- * @global_en: value of @global_ctrl that lets every counter count
- * @claim: status bits of the counters; an NMI is ours only with one set
+ * @claim: status bits of the counters; an NMI is ours only with one set,
+ *         and the value of @global_ctrl that lets every counter count
  * @pmc_desc: PMC table filled by the vendor part
  * @pmd_desc: PMD table filled by the vendor part
  * @names: storage of the register names
@@ -76,13 +73,10 @@ struct pfm_x86_pmu {
 	unsigned int num_gp;
 	struct pfm_x86_ctr ctr[PFM_X86_NUM_REGS];
 	u32 sel_msr[PFM_X86_NUM_REGS];
-	u64 evtsel_int;
-	u64 evtsel_en;
 	u64 fixed_pmi;
 	u32 global_ctrl;
 	u32 global_status;
 	u32 global_clr;
-	u64 global_en;
 	u64 claim;
 	struct pfm_regmap_desc pmc_desc[PFM_X86_NUM_REGS];
 	struct pfm_regmap_desc pmd_desc[PFM_X86_NUM_REGS];

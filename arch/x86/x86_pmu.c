@@ -27,6 +27,7 @@
 #include <linux/percpu.h>
 #include <linux/smp.h>
 #include <asm/nmi.h>
+#include <asm/perf_event.h>
 
 #include "pfm_x86.h"
 
@@ -156,7 +157,10 @@ static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	pfm_x86_wrmsr(c->wr, value | c->bias);
 }
 
-/* The engine needs every wrap: the interrupt bits are always set. */
+/*
+ * The engine needs every wrap: the interrupt bits are always set.  Intel
+ * and AMD event selects share the INT and EN bits.
+ */
 static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 {
 	struct pfm_x86_pmu *xp = to_x86(pmu);
@@ -166,11 +170,11 @@ static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 		pfm_x86_wrmsr(xp->sel_msr[cnum], value | xp->fixed_pmi);
 		return;
 	}
-	value |= xp->evtsel_int;
+	value |= ARCH_PERFMON_EVENTSEL_INT;
 	pc->evtsel[cnum] = value;
 	/* Gated per counter: stopped means not enabled. */
 	if (!xp->global_ctrl && !pc->started)
-		value &= ~xp->evtsel_en;
+		value &= ~ARCH_PERFMON_EVENTSEL_ENABLE;
 	pfm_x86_wrmsr(xp->sel_msr[cnum], value);
 }
 
@@ -183,12 +187,12 @@ static void pfm_x86_gate(struct pfm_x86_pmu *xp, bool on)
 
 	pc->started = on;
 	if (xp->global_ctrl) {
-		pfm_x86_wrmsr(xp->global_ctrl, on ? xp->global_en : 0);
+		pfm_x86_wrmsr(xp->global_ctrl, on ? xp->claim : 0);
 		return;
 	}
 	for (i = 0; i < xp->num_gp; i++) {
 		v = pc->evtsel[i];
-		pfm_x86_wrmsr(xp->sel_msr[i], on ? v : v & ~xp->evtsel_en);
+		pfm_x86_wrmsr(xp->sel_msr[i], on ? v : v & ~ARCH_PERFMON_EVENTSEL_ENABLE);
 	}
 }
 
@@ -247,7 +251,7 @@ static u64 pfm_x86_scan_wrapped(struct pfm_x86_pmu *xp)
 
 	for (i = 0; i < xp->num_gp; i++) {
 		c = &xp->ctr[i];
-		if (!(pc->evtsel[i] & xp->evtsel_en))
+		if (!(pc->evtsel[i] & ARCH_PERFMON_EVENTSEL_ENABLE))
 			continue;
 		hw = pfm_x86_rdmsr(c->rd);
 		if (hw & c->top)

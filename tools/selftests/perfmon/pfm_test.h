@@ -100,35 +100,6 @@ static inline int online_cpus(void)
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/*
- * A context (libperfmon) counting @event with PMC0/PMD0 in set 0, PMD0
- * starting at @start.  Returns the fd or -errno.
- */
-static inline int pfm_counting_ctx(uint32_t flags, uint64_t event,
-				   uint64_t start)
-{
-	pfarg_ctx_t ctx;
-	pfarg_pmc_t pc;
-	pfarg_pmd_t pd;
-	int fd, err;
-
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&pc, 0, sizeof(pc));
-	memset(&pd, 0, sizeof(pd));
-	ctx.ctx_flags = flags;
-	pc.reg_value = event;
-	pd.reg_value = start;
-	fd = pfm_create_context(&ctx, NULL, NULL, 0);
-	if (fd < 0)
-		return -errno;
-	if (pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 /* A created context with @flags (libperfmon): its fd, or -1 and errno. */
 static inline int pfm_new_ctx(uint32_t flags)
 {
@@ -137,6 +108,48 @@ static inline int pfm_new_ctx(uint32_t flags)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.ctx_flags = flags;
 	return pfm_create_context(&ctx, NULL, NULL, 0);
+}
+
+/*
+ * Counter @idx of set @set (libperfmon): PMC @idx = @evtsel, PMD @idx =
+ * @value with short reset @reset.  0 or -errno.
+ */
+static inline int pfm_add_ctr(int fd, uint16_t set, uint16_t idx,
+			      uint64_t evtsel, uint64_t value, uint64_t reset)
+{
+	pfarg_pmc_t pc;
+	pfarg_pmd_t pd;
+
+	memset(&pc, 0, sizeof(pc));
+	memset(&pd, 0, sizeof(pd));
+	pc.reg_num = idx;
+	pc.reg_set = set;
+	pc.reg_value = evtsel;
+	pd.reg_num = idx;
+	pd.reg_set = set;
+	pd.reg_value = value;
+	pd.reg_short_reset = reset;
+	return pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ?
+	       -errno : 0;
+}
+
+/*
+ * A context (libperfmon) counting @event with PMC0/PMD0 in set 0, PMD0
+ * starting at @start.  Returns the fd or -errno.
+ */
+static inline int pfm_counting_ctx(uint32_t flags, uint64_t event,
+				   uint64_t start)
+{
+	int fd = pfm_new_ctx(flags), err;
+
+	if (fd < 0)
+		return -errno;
+	err = pfm_add_ctr(fd, 0, 0, event, start, 0);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 /* pfm_getinfo_evtsets() on set @id; 0 or -errno. */
@@ -193,29 +206,6 @@ static inline uint64_t pfm_read_pmd(int fd, uint16_t set, uint16_t num)
 	if (pfm_read_pmds(fd, &pd, 1))
 		return (uint64_t)-errno;
 	return pd.reg_value;
-}
-
-/*
- * Counter @idx of set @set (libperfmon): PMC @idx = @evtsel, PMD @idx =
- * @value with short reset @reset.  0 or -errno.
- */
-static inline int pfm_add_ctr(int fd, uint16_t set, uint16_t idx,
-			      uint64_t evtsel, uint64_t value, uint64_t reset)
-{
-	pfarg_pmc_t pc;
-	pfarg_pmd_t pd;
-
-	memset(&pc, 0, sizeof(pc));
-	memset(&pd, 0, sizeof(pd));
-	pc.reg_num = idx;
-	pc.reg_set = set;
-	pc.reg_value = evtsel;
-	pd.reg_num = idx;
-	pd.reg_set = set;
-	pd.reg_value = value;
-	pd.reg_short_reset = reset;
-	return pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ?
-	       -errno : 0;
 }
 
 /* Load the kernel module in file @path with @params; 0 or -errno. */
