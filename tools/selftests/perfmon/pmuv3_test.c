@@ -308,7 +308,7 @@ TEST(cycles_monotonic)
 TEST(per_thread_other)
 {
 	struct spinner s;
-	uint64_t v;
+	uint64_t t0, t1, v;
 	int fd, tid;
 
 	if (!pmu_is("armv8_pmuv3"))
@@ -319,14 +319,21 @@ TEST(per_thread_other)
 	tid = spinner_start(&s);
 	ASSERT_LT(0, tid);
 	ASSERT_EQ(0, pfm_load(fd, tid));
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	usleep(100000);
 	v = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	t1 = clock_ns(CLOCK_MONOTONIC);
 	spinner_stop(&s);
-	TH_LOG("spinner: %llu user cycles in 100 ms", (unsigned long long)v);
-	/* Two vCPUs: the spinner ran most of the 100 ms. */
+	TH_LOG("spinner: %llu user cycles in %llu ns", (unsigned long long)v,
+	       (unsigned long long)(t1 - t0));
+	/*
+	 * Two vCPUs: the spinner ran most of the window, and never more
+	 * than it (1 GHz cycles).  The window, not the 100 ms asked for:
+	 * under -icount a sleep once lasted 200 ms of guest time.
+	 */
 	EXPECT_LT(30 * MS, v);
-	EXPECT_GT(110 * MS, v);
+	EXPECT_GE(t1 - t0, v);
 	close(fd);
 }
 
