@@ -88,6 +88,7 @@ struct pfm_context *pfm_context_alloc(void)
 	ctx->cpu = -1;
 	ctx->uid = uid;
 	init_waitqueue_head(&ctx->msgq_wait);
+	pfm_block_init(ctx);
 	pfm_switch_timer_init(ctx);
 	pfm_ctx_exit_init(ctx);
 	__module_get(THIS_MODULE);
@@ -111,6 +112,7 @@ static void pfm_context_free(struct pfm_context *ctx)
 		list_del(&set->list);
 		pfm_event_set_free(set);
 	}
+	pfm_smpl_buf_free(ctx->smpl);
 	if (ctx->pmu)
 		pfm_pmu_put(ctx->pmu);
 	pfm_user_uncharge(ctx->uid);
@@ -220,13 +222,14 @@ struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id)
  * @req: flags (reserved fields already checked by the caller)
  * @pmu: description, referenced; the context keeps the reference
  * @set0: event set 0, allocated for @pmu
+ * @smpl: sampling buffer (pfm_smpl_buf_create()), or NULL
  *
  * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
- * flags.  On error the caller still owns @pmu and @set0.
+ * flags.  On error the caller still owns @pmu, @set0 and @smpl.
  */
 int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 			 struct pfm_pmu_config *pmu,
-			 struct pfm_event_set *set0)
+			 struct pfm_event_set *set0, struct pfm_smpl_buf *smpl)
 	__must_hold(&ctx->lock)
 {
 	const u32 known = PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE |
@@ -244,6 +247,7 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 
 	ctx->flags = req->ctx_flags;
 	ctx->pmu = pmu;
+	ctx->smpl = smpl;
 	list_add(&set0->list, &ctx->sets);
 	ctx->active_set = set0;
 	pfm_cfg_init(ctx);

@@ -277,6 +277,8 @@ static int __pfm_load_context(struct pfm_context *ctx, void *arg)
 	pfm_set_activate(ctx, pfm_find_set(ctx, a->req->load_set));
 	ctx->started = false;
 	ctx->task_ended = false;
+	bitmap_zero(ctx->restart_pmds, PFM_MAX_PMDS);
+	ctx->switch_pending = false;
 	ctx->state = PFM_CTX_LOADED;
 	if (a->task) {
 		ctx->task = a->task;
@@ -312,6 +314,12 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 	a->task = pfm_get_target(req->load_pid);
 	if (IS_ERR(a->task))
 		return PTR_ERR(a->task);
+	/* Blocked on its own notification, who would restart it? */
+	if ((ctx->flags & PFM_FL_NOTIFY_BLOCK) && a->task == current) {
+		pr_info_ratelimited("a PFM_FL_NOTIFY_BLOCK context cannot monitor its own thread: drop the flag or load it on another thread\n");
+		put_task_struct(a->task);
+		return -EINVAL;
+	}
 	a->hook = pfm_hook_alloc(ctx);
 	if (!a->hook) {
 		put_task_struct(a->task);
@@ -339,7 +347,8 @@ static int __pfm_load_undo(struct pfm_context *ctx, void *arg)
  * Context: process context; may sleep.
  * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
  * the thread carries a context, the CPU has one, or task and system
- * sessions would mix; -EINVAL bad set, CPU or reserved field; -ESRCH no
+ * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
+ * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -ESRCH no
  * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM.
  */
 int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
@@ -449,6 +458,8 @@ int pfm_unload_context(struct pfm_context *ctx)
 		pfm_session_release(ctx, u.task, u.cpu);
 	}
 	mutex_unlock(&pfm_sessions_mutex);
+	/* A thread blocked on a notification runs on. */
+	wake_up_interruptible_all(&ctx->restart_wait);
 	if (u.hook)
 		pfm_hook_remove(u.hook, u.task, u.ended);
 	if (u.task)
@@ -584,9 +595,33 @@ int __pfm_stop(struct pfm_context *ctx)
 	}
 }
 
+/* Reload the notifying PMDs with their long reset values; switch if due. */
+static void pfm_restart_masked(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set = ctx->active_set;
+	unsigned int i;
+
+	for_each_set_bit(i, ctx->restart_pmds, ctx->pmu->max_pmd)
+		pfm_pmd_reset(ctx, set, i, true, false);
+	bitmap_zero(ctx->restart_pmds, PFM_MAX_PMDS);
+	if (ctx->smpl && ctx->smpl->fmt->restart)
+		ctx->smpl->fmt->restart(ctx->smpl);
+	if (ctx->switch_pending) {
+		ctx->switch_pending = false;
+		pfm_set_activate(ctx, pfm_next_set(ctx));
+		if (ctx->active_set != set)
+			pfm_smpl_set_switch(ctx, set->id, ctx->active_set->id);
+	}
+}
+
 /**
  * __pfm_restart() - resume monitoring masked after an overflow
  * @ctx: the context, locked, saved (called through pfm_ctx_call())
+ *
+ * The PMDs that notified (and their reg_reset_pmds) restart from their
+ * long reset values; the sampling format empties its buffer if it
+ * wants; a set switch that fell due while masked happens now.
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded; -EBUSY when
  * not masked (nothing to restart).
@@ -599,6 +634,7 @@ int __pfm_restart(struct pfm_context *ctx)
 	case PFM_CTX_NEW:
 		return -EBADFD;
 	case PFM_CTX_MASKED:
+		pfm_restart_masked(ctx);
 		ctx->state = PFM_CTX_LOADED;
 		return 0;
 	case PFM_CTX_LOADED:
@@ -606,6 +642,28 @@ int __pfm_restart(struct pfm_context *ctx)
 	default:
 		return -EINVAL;
 	}
+}
+
+static int pfm_call_restart(struct pfm_context *ctx, void *arg)
+{
+	return __pfm_restart(ctx);
+}
+
+/**
+ * pfm_restart() - __pfm_restart() where the context is live, then let a
+ * thread blocked on the notification (PFM_FL_NOTIFY_BLOCK) run
+ * @ctx: the context, not locked
+ *
+ * Context: process context.
+ * Return: as __pfm_restart().
+ */
+int pfm_restart(struct pfm_context *ctx)
+{
+	int ret = pfm_ctx_call(ctx, pfm_call_restart, NULL);
+
+	if (!ret)
+		wake_up_interruptible_all(&ctx->restart_wait);
+	return ret;
 }
 
 /*

@@ -63,26 +63,40 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 	}
 }
 
-/*
- * Read the used PMDs of this CPU's PMU into the set.  A counter's upper
- * bits are the core's: only the implemented ones come from the PMU.
+/**
+ * pfm_pmd_read_hw() - the value of PMD @i of the set live on this CPU
+ * @ctx: the context, locked, live on this CPU
+ * @set: its active set
+ * @i: a used PMD
+ *
+ * A counter's upper bits are the core's: only the implemented ones come
+ * from the PMU.  A PMD held by a trigger keeps its saved value.
+ *
+ * Return: the 64-bit value.
  */
-static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
+u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
+		    unsigned int i)
+	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu_config *pmu = ctx->pmu;
-	struct pfm_pmd *pmd;
-	unsigned int i;
+	struct pfm_pmd *pmd = &set->pmds[i];
 	u64 hw;
 
-	for_each_set_bit(i, set->used_pmds, pmu->max_pmd) {
-		pmd = &set->pmds[i];
-		hw = pmu->read_pmd(pmu, i);
-		if (test_bit(i, pmu->cnt_pmds))
-			pmd->value = (pmd->value & ~pmu->ovfl_mask) |
-				     (hw & pmu->ovfl_mask);
-		else
-			pmd->value = hw;
-	}
+	if (test_bit(i, set->held_pmds))
+		return pmd->value;
+	hw = pmu->read_pmd(pmu, i);
+	if (!test_bit(i, pmu->cnt_pmds))
+		return hw;
+	return (pmd->value & ~pmu->ovfl_mask) | (hw & pmu->ovfl_mask);
+}
+
+/* Read the used PMDs of this CPU's PMU into the set. */
+static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, set->used_pmds, ctx->pmu->max_pmd)
+		set->pmds[i].value = pfm_pmd_read_hw(ctx, set, i);
 }
 
 /**
@@ -115,6 +129,28 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 }
 
 /**
+ * pfm_ctx_halt() - stop counting on this CPU; the set stays live
+ * @ctx: the context, locked, live on this CPU
+ *
+ * Used to save the set and to mask the context after a notification.
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_halt(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!ctx->counting)
+		return;
+	pmu->stop(pmu);
+	ctx->active_set->duration += local_clock() - ctx->live_since;
+	pfm_switch_timer_stop(ctx);
+	ctx->counting = false;
+}
+
+/**
  * pfm_ctx_sched_out() - save the active set from this CPU's PMU
  * @ctx: the context, locked, live on this CPU
  *
@@ -128,12 +164,7 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu != smp_processor_id()))
 		return;
-	if (ctx->counting) {
-		pmu->stop(pmu);
-		ctx->active_set->duration += local_clock() - ctx->live_since;
-		pfm_switch_timer_stop(ctx);
-		ctx->counting = false;
-	}
+	pfm_ctx_halt(ctx);
 	pfm_set_save_hw(ctx, ctx->active_set);
 	/* The next thread on this CPU must not inherit the settings. */
 	if (pmu->num_cfg)

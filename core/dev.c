@@ -52,6 +52,11 @@ static int pfm_fasync(int fd, struct file *filp, int on)
 	return fasync_helper(fd, filp, on, &ctx->async_queue);
 }
 
+static int pfm_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return pfm_smpl_mmap(filp->private_data, vma);
+}
+
 static long pfm_ioctl_version(void __user *uarg)
 {
 	struct pfarg_version ver = {
@@ -72,8 +77,33 @@ static bool pfm_create_reserved_ok(const struct pfarg_create *req)
 			   sizeof(req->create_reserved2));
 }
 
+/* Largest sampling-format argument accepted. */
+#define PFM_FMT_ARG_MAX		PAGE_SIZE
+
+/* The sampling buffer a creation asks for: NULL for none, or an ERR_PTR. */
+static struct pfm_smpl_buf *pfm_create_smpl(const struct pfarg_create *req)
+{
+	struct pfm_smpl_buf *buf;
+	void *arg;
+
+	if (!req->create_fmt_name[0])
+		return req->create_fmt_arg || req->create_fmt_arg_size ?
+		       ERR_PTR(-EINVAL) : NULL;
+	if (req->create_fmt_arg_size > PFM_FMT_ARG_MAX)
+		return ERR_PTR(-EINVAL);
+	arg = memdup_user(u64_to_user_ptr(req->create_fmt_arg),
+			  req->create_fmt_arg_size);
+	if (IS_ERR(arg))
+		return arg;
+	buf = pfm_smpl_buf_create(req->create_fmt_name, arg,
+				  req->create_fmt_arg_size, req->ctx.ctx_flags);
+	kfree(arg);
+	return buf;
+}
+
 static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 {
+	struct pfm_smpl_buf *smpl = NULL;
 	struct pfm_pmu_config *pmu;
 	struct pfm_event_set *set0;
 	struct pfarg_create req;
@@ -84,11 +114,6 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 		return -EFAULT;
 	if (!pfm_create_reserved_ok(&req) ||
 	    strnlen(req.create_fmt_name, PFM_NAME_LEN) == PFM_NAME_LEN)
-		return -EINVAL;
-	/* No sampling format is registered yet. */
-	if (req.create_fmt_name[0])
-		return -ENOENT;
-	if (req.create_fmt_arg || req.create_fmt_arg_size)
 		return -EINVAL;
 
 	pmu = pfm_pmu_get();
@@ -101,13 +126,20 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 		ret = -ENOMEM;
 		goto put_pmu;
 	}
+	smpl = pfm_create_smpl(&req);
+	if (IS_ERR(smpl)) {
+		ret = PTR_ERR(smpl);
+		goto free_set0;
+	}
 
 	spin_lock_irqsave(&ctx->lock, flags);
-	ret = __pfm_create_context(ctx, &req.ctx, pmu, set0);
+	ret = __pfm_create_context(ctx, &req.ctx, pmu, set0, smpl);
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	if (!ret)
 		return 0;
 
+	pfm_smpl_buf_free(smpl);
+free_set0:
 	pfm_event_set_free(set0);
 put_pmu:
 	pfm_pmu_put(pmu);
@@ -329,11 +361,6 @@ static int pfm_call_stop(struct pfm_context *ctx, void *arg)
 	return __pfm_stop(ctx);
 }
 
-static int pfm_call_restart(struct pfm_context *ctx, void *arg)
-{
-	return __pfm_restart(ctx);
-}
-
 static long pfm_ioctl_pmu_info(void __user *uarg)
 {
 	struct pfarg_pmu_info info;
@@ -391,7 +418,7 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case PFM_STOP:
 		return pfm_ctx_call(ctx, pfm_call_stop, NULL);
 	case PFM_RESTART:
-		return pfm_ctx_call(ctx, pfm_call_restart, NULL);
+		return pfm_restart(ctx);
 	case PFM_CREATE_EVTSETS:
 		return pfm_ioctl_create_evtsets(ctx, uarg);
 	case PFM_DELETE_EVTSETS:
@@ -415,6 +442,7 @@ static const struct file_operations pfm_fops = {
 	.read		= pfm_read,
 	.poll		= pfm_poll,
 	.fasync		= pfm_fasync,
+	.mmap		= pfm_mmap,
 	.unlocked_ioctl	= pfm_ioctl,
 	/* Every argument has one layout for 32-bit and 64-bit callers. */
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -3,8 +3,14 @@
  * The message queue of a context: what read() returns, one message at
  * a time, with poll() and O_ASYNC.  The ring is guarded by ctx->lock;
  * readers wait on ctx->msgq_wait, which is woken after ctx->lock is
- * dropped (a wake-up takes scheduler locks).
+ * dropped (a wake-up takes scheduler locks, and the scheduler's
+ * preempt notifiers take ctx->lock).
+ *
+ * Wake-ups without a message (PFM_FL_OVFL_NO_MSG, a format's wake-up)
+ * are counted in ctx->nomsg_wakes: poll() reports EPOLLIN while any is
+ * pending, read() returns 0 and takes them all.
  */
+#include <linux/bitmap.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -29,8 +35,13 @@ static bool pfm_msgq_add(struct pfm_context *ctx, const union pfarg_msg *msg)
 	return true;
 }
 
-/* Wake readers and O_ASYNC owners.  Context: ctx->lock not held. */
-static void pfm_msg_wake(struct pfm_context *ctx)
+/**
+ * pfm_msg_wake() - wake readers and pollers, signal O_ASYNC owners
+ * @ctx: the context, not locked
+ *
+ * Context: any but NMI; not under ctx->lock.
+ */
+void pfm_msg_wake(struct pfm_context *ctx)
 {
 	wake_up_interruptible(&ctx->msgq_wait);
 	kill_fasync(&ctx->async_queue, SIGIO, POLL_IN);
@@ -62,8 +73,58 @@ void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid)
 		pfm_msg_wake(ctx);
 }
 
-/* Take the oldest message; false when there is none. */
-static bool pfm_msgq_take(struct pfm_context *ctx, union pfarg_msg *msg)
+/**
+ * pfm_msg_post_ovfl() - queue the overflow message of an interrupt
+ * @ctx: the context, locked, live on this CPU
+ * @pmds: the PMDs to report
+ * @ip: instruction pointer at the interrupt, or 0
+ *
+ * With PFM_FL_OVFL_NO_MSG only a wake-up is recorded.  A message that
+ * finds the queue full is dropped: the context masks at each one, so
+ * the queue fills only when the monitor restarts without reading.  The
+ * caller wakes readers with pfm_msg_wake() after dropping the lock.
+ */
+void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
+		       u64 ip)
+	__must_hold(&ctx->lock)
+{
+	union pfarg_msg msg = {};
+	struct pfarg_ovfl_msg *m = &msg.pfm_ovfl_msg;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->flags & PFM_FL_OVFL_NO_MSG) {
+		pfm_msg_post_wake(ctx);
+		return;
+	}
+	m->msg_type = PFM_MSG_OVFL;
+	m->msg_ovfl_pid = task_tgid_nr(current);
+	m->msg_ovfl_tid = task_pid_nr(current);
+	m->msg_active_set = ctx->active_set->id;
+	m->msg_ovfl_cpu = smp_processor_id();
+	m->msg_ovfl_ip = ip;
+	bitmap_to_arr64(m->msg_ovfl_pmds, pmds, PFM_MAX_PMDS);
+	pfm_msgq_add(ctx, &msg);
+}
+
+/**
+ * pfm_msg_post_wake() - record a wake-up without a message
+ * @ctx: the context, locked
+ *
+ * The caller wakes readers with pfm_msg_wake() after dropping the lock.
+ */
+void pfm_msg_post_wake(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	ctx->nomsg_wakes++;
+}
+
+/*
+ * Take the oldest message (true), or every pending wake-up without a
+ * message (false, *@woken set); false and !*@woken when there is neither.
+ */
+static bool pfm_msgq_take(struct pfm_context *ctx, union pfarg_msg *msg,
+			  bool *woken)
 {
 	unsigned long flags;
 	bool got = false;
@@ -72,6 +133,9 @@ static bool pfm_msgq_take(struct pfm_context *ctx, union pfarg_msg *msg)
 	if (!pfm_msgq_empty(ctx)) {
 		*msg = ctx->msgq[ctx->msgq_head++ % PFM_MSGS_COUNT];
 		got = true;
+	} else if (ctx->nomsg_wakes) {
+		ctx->nomsg_wakes = 0;
+		*woken = true;
 	}
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	return got;
@@ -83,7 +147,7 @@ static bool pfm_msgq_ready(struct pfm_context *ctx)
 	bool ready;
 
 	spin_lock_irqsave(&ctx->lock, flags);
-	ready = !pfm_msgq_empty(ctx);
+	ready = !pfm_msgq_empty(ctx) || ctx->nomsg_wakes;
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	return ready;
 }
@@ -95,18 +159,22 @@ static bool pfm_msgq_ready(struct pfm_context *ctx)
  * @size: its size; at least sizeof(union pfarg_msg)
  * @nonblock: O_NONBLOCK
  *
- * Return: the message size; -EINVAL for a short buffer; -EAGAIN when
- * none is queued and @nonblock; -ERESTARTSYS on a signal; -EFAULT.
+ * Return: the message size; 0 for wake-ups without a message (all
+ * pending ones are taken); -EINVAL for a short buffer; -EAGAIN when
+ * nothing is pending and @nonblock; -ERESTARTSYS on a signal; -EFAULT.
  */
 ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		     bool nonblock)
 {
+	bool woken = false;
 	union pfarg_msg msg;
 	int ret;
 
 	if (size < sizeof(msg))
 		return -EINVAL;
-	while (!pfm_msgq_take(ctx, &msg)) {
+	while (!pfm_msgq_take(ctx, &msg, &woken)) {
+		if (woken)
+			return 0;
 		if (nonblock)
 			return -EAGAIN;
 		ret = wait_event_interruptible(ctx->msgq_wait,
@@ -123,7 +191,8 @@ ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
  * @filp: its file
  * @wait: the poll table
  *
- * Return: EPOLLIN | EPOLLRDNORM when a message is queued, else 0.
+ * Return: EPOLLIN | EPOLLRDNORM when a message or a wake-up without
+ * message is pending, else 0.
  */
 __poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,
 		      poll_table *wait)

@@ -1,25 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Counter overflows: the PMU reports each hardware counter wrap, the
- * core extends the counter to 64 bits and acts on a 64-bit overflow:
- * reset values, overflow-driven set switching.  (Notification and
- * sampling build on this path.)
+ * core extends the counter to 64 bits and acts on a 64-bit overflow
+ * (perfmon2's model, Documentation/sampling.rst):
+ *  - a PMD without PFM_REGFL_OVFL_NOTIFY is reloaded with its short
+ *    reset value (and so are its reg_reset_pmds) and counting goes on;
+ *  - a PMD with it is handed to the sampling format when there is one,
+ *    which records a sample and says whether to reset, notify or wake;
+ *    without a format it notifies;
+ *  - a notification queues a PFM_MSG_OVFL (or a wake-up without message)
+ *    and masks the context: counting stops until pfm_restart(), which
+ *    reloads the notifying PMDs with their long reset values.  With
+ *    PFM_FL_NOTIFY_BLOCK the monitored thread also waits, on its way back
+ *    to user space, for that restart;
+ *  - triggers start and stop other PMDs; overflow-driven set switching
+ *    counts down, and switches (at restart when the context masked).
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/timekeeping.h>
+#include <asm/ptrace.h>
 
 #include "perfmon.h"
 
-/* Reload PMD @i of the live set with its short reset value. */
-static void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
-			  unsigned int i)
+/* The value PMD @pmd is reloaded with, randomized when it asks for it. */
+static u64 pfm_pmd_reset_val(const struct pfm_pmd *pmd, bool long_reset)
+{
+	u64 val = long_reset ? pmd->long_reset : pmd->short_reset;
+
+	/* perfmon2: randomization lengthens the period by up to the mask. */
+	if ((pmd->flags & PFM_REGFL_RANDOM) && pmd->random_mask)
+		val -= get_random_u64() & pmd->random_mask;
+	return val;
+}
+
+/**
+ * pfm_pmd_reset() - reload PMD @i and its reg_reset_pmds
+ * @ctx: the context, locked
+ * @set: the set holding the PMDs
+ * @i: the PMD that overflowed
+ * @long_reset: long reset values (a restart), else short ones
+ * @live: @set is live on this CPU: write the hardware too
+ */
+void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
+		   unsigned int i, bool long_reset, bool live)
+	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu_config *pmu = ctx->pmu;
-	struct pfm_pmd *pmd = &set->pmds[i];
+	DECLARE_BITMAP(reset, PFM_MAX_PMDS);
+	struct pfm_pmd *pmd;
+	unsigned int j;
 
-	pmd->value = pmd->short_reset;
-	pmd->lval = pmd->short_reset;
-	pmu->write_pmd(pmu, i, pmd->value & pmu->ovfl_mask);
+	lockdep_assert_held(&ctx->lock);
+	bitmap_from_arr64(reset, set->pmds[i].reset_pmds, PFM_MAX_PMDS);
+	__set_bit(i, reset);
+	bitmap_and(reset, reset, set->used_pmds, PFM_MAX_PMDS);
+	for_each_set_bit(j, reset, pmu->max_pmd) {
+		pmd = &set->pmds[j];
+		pmd->value = pfm_pmd_reset_val(pmd, long_reset);
+		pmd->lval = pmd->value;
+		/* A held counter takes its value when a trigger releases it. */
+		if (live && !test_bit(j, set->held_pmds))
+			pmu->write_pmd(pmu, j, pmd->value & pmu->ovfl_mask);
+	}
+}
+
+/**
+ * pfm_rearm_triggers() - hold every PMD named in a start mask of @set
+ * @ctx: the context, locked, saved (not live)
+ * @set: the set whose PMDs were written
+ */
+void pfm_rearm_triggers(struct pfm_context *ctx, struct pfm_event_set *set)
+	__must_hold(&ctx->lock)
+{
+	unsigned int i;
+	u64 held = 0;
+
+	lockdep_assert_held(&ctx->lock);
+	for_each_set_bit(i, set->used_pmds, ctx->pmu->max_pmd)
+		held |= set->pmds[i].start_pmds;
+	bitmap_from_arr64(set->held_pmds, &held, 64);
+}
+
+/* Apply the start and stop masks of the PMDs that overflowed. */
+static void pfm_triggers(struct pfm_context *ctx, struct pfm_event_set *set,
+			 const unsigned long *ovfl)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+	DECLARE_BITMAP(start, 64);
+	DECLARE_BITMAP(stop, 64);
+	u64 start64 = 0, stop64 = 0;
+	unsigned int i;
+
+	for_each_set_bit(i, ovfl, pmu->max_pmd) {
+		start64 |= set->pmds[i].start_pmds;
+		stop64 |= set->pmds[i].stop_pmds;
+	}
+	if (!start64 && !stop64)
+		return;
+	bitmap_from_arr64(start, &start64, 64);
+	bitmap_from_arr64(stop, &stop64, 64);
+	/* Stops first: a PMD may stop and restart a counter it names. */
+	for_each_set_bit(i, stop, 64) {
+		if (test_bit(i, set->used_pmds) && !test_bit(i, set->held_pmds)) {
+			set->pmds[i].value = pfm_pmd_read_hw(ctx, set, i);
+			__set_bit(i, set->held_pmds);
+		}
+	}
+	for_each_set_bit(i, start, 64) {
+		if (test_and_clear_bit(i, set->held_pmds))
+			pmu->write_pmd(pmu, i,
+				       set->pmds[i].value & pmu->ovfl_mask);
+	}
 }
 
 /*
@@ -39,50 +135,185 @@ static bool pfm_pmd_carry(struct pfm_context *ctx, struct pfm_event_set *set,
 	return !upper;
 }
 
-/* Act on the 64-bit overflows in @ovfl; true when the set must switch. */
-static bool pfm_overflow_actions(struct pfm_context *ctx,
-				 struct pfm_event_set *set,
-				 const unsigned long *ovfl)
+/* Must current, the monitored thread, wait for pfm_restart()? */
+static bool pfm_must_block(struct pfm_context *ctx)
 {
-	DECLARE_BITMAP(reset, PFM_MAX_PMDS);
-	DECLARE_BITMAP(more, PFM_MAX_PMDS);
+	unsigned long flags;
+	bool block;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	block = ctx->state == PFM_CTX_MASKED && ctx->task == current;
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return block;
+}
+
+/*
+ * Task work of the monitored thread: wait for the restart.  A signal
+ * ends the wait (the thread then runs on, masked); an exiting thread
+ * never waits.
+ */
+static void pfm_block_fn(struct callback_head *cb)
+{
+	struct pfm_context *ctx = container_of(cb, struct pfm_context,
+					       block_work);
+	unsigned long flags;
+
+	if (!(current->flags & PF_EXITING))
+		wait_event_interruptible(ctx->restart_wait,
+					 !pfm_must_block(ctx));
+	spin_lock_irqsave(&ctx->lock, flags);
+	ctx->block_queued = false;
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	pfm_ctx_put(ctx);
+}
+
+void pfm_block_init(struct pfm_context *ctx)
+{
+	init_waitqueue_head(&ctx->restart_wait);
+	init_task_work(&ctx->block_work, pfm_block_fn);
+}
+
+/* PFM_FL_NOTIFY_BLOCK: stop the monitored thread on its way to user space. */
+static void pfm_block_queue(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	if (!(ctx->flags & PFM_FL_NOTIFY_BLOCK) || ctx->block_queued ||
+	    ctx->task != current || (current->flags & PF_KTHREAD))
+		return;
+	/* Live here: another reference holds it, this one cannot be last. */
+	pfm_ctx_get(ctx);
+	if (task_work_add(current, &ctx->block_work, TWA_RESUME))
+		refcount_dec(&ctx->refs);	/* exiting: nothing to block */
+	else
+		ctx->block_queued = true;
+}
+
+/* Notify the monitor about @notify and mask the context until restart. */
+static void pfm_notify(struct pfm_context *ctx, const unsigned long *notify,
+		       const unsigned long *restart, u64 ip)
+	__must_hold(&ctx->lock)
+{
+	pfm_msg_post_ovfl(ctx, notify, ip);
+	bitmap_or(ctx->restart_pmds, ctx->restart_pmds, restart, PFM_MAX_PMDS);
+	if (ctx->state == PFM_CTX_LOADED) {
+		ctx->state = PFM_CTX_MASKED;
+		pfm_ctx_halt(ctx);
+	}
+	pfm_block_queue(ctx);
+}
+
+/* The per-overflow decisions of one interrupt. */
+struct pfm_ovfl_plan {
+	DECLARE_BITMAP(reset, PFM_MAX_PMDS);	/* short reset now */
+	DECLARE_BITMAP(notify, PFM_MAX_PMDS);	/* in the message */
+	DECLARE_BITMAP(restart, PFM_MAX_PMDS);	/* long reset at restart */
+	bool wake;
+};
+
+/* Decide what each overflowed PMD needs; the format records samples. */
+static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
+			  const unsigned long *ovfl, u64 ip,
+			  struct pfm_ovfl_plan *p)
+	__must_hold(&ctx->lock)
+{
+	u64 now = ctx->smpl ? ktime_get_ns() : 0;
+	unsigned int i;
+	u32 ctl;
+
+	for_each_set_bit(i, ovfl, ctx->pmu->max_pmd) {
+		if (!(set->pmds[i].flags & PFM_REGFL_OVFL_NOTIFY))
+			ctl = PFM_FMT_RESET;
+		else if (ctx->smpl)
+			ctl = pfm_smpl_record(ctx, set, i, ip, now);
+		else
+			ctl = PFM_FMT_NOTIFY;
+		if (ctl & PFM_FMT_RESET)
+			__set_bit(i, p->reset);
+		if (ctl & PFM_FMT_NOTIFY) {
+			__set_bit(i, p->notify);
+			if (!(ctl & PFM_FMT_RESET))
+				__set_bit(i, p->restart);
+		}
+		if (ctl & PFM_FMT_WAKE)
+			p->wake = true;
+	}
+}
+
+/* Count down overflow-driven set switching; true when it falls due. */
+static bool pfm_ovfl_switch_due(struct pfm_event_set *set,
+				const unsigned long *ovfl, unsigned int max)
+{
 	struct pfm_pmd *pmd;
-	bool do_switch = false;
+	bool due = false;
 	unsigned int i;
 
-	bitmap_copy(reset, ovfl, PFM_MAX_PMDS);
-	for_each_set_bit(i, ovfl, ctx->pmu->max_pmd) {
+	if (!(set->flags & PFM_SETFL_OVFL_SWITCH))
+		return false;
+	for_each_set_bit(i, ovfl, max) {
 		pmd = &set->pmds[i];
-		bitmap_from_arr64(more, pmd->reset_pmds, PFM_MAX_PMDS);
-		bitmap_or(reset, reset, more, PFM_MAX_PMDS);
-		if ((set->flags & PFM_SETFL_OVFL_SWITCH) && pmd->ovflsw_thres &&
-		    pmd->ovflsw_left && !--pmd->ovflsw_left)
-			do_switch = true;
+		if (pmd->ovflsw_thres && pmd->ovflsw_left && !--pmd->ovflsw_left)
+			due = true;
 	}
-	bitmap_and(reset, reset, set->used_pmds, PFM_MAX_PMDS);
-	for_each_set_bit(i, reset, ctx->pmu->max_pmd)
-		pfm_pmd_reset(ctx, set, i);
-	return do_switch;
+	return due;
+}
+
+/*
+ * Act on the 64-bit overflows @ovfl of the live set.
+ * Return: true when readers must be woken (after the lock is dropped).
+ */
+static bool pfm_overflow(struct pfm_context *ctx, struct pfm_event_set *set,
+			 const unsigned long *ovfl, u64 ip)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_ovfl_plan p = {};
+	unsigned int i;
+	bool masked;
+
+	bitmap_copy(set->ovfl_pmds, ovfl, PFM_MAX_PMDS);
+	pfm_ovfl_plan(ctx, set, ovfl, ip, &p);
+	for_each_set_bit(i, p.reset, ctx->pmu->max_pmd)
+		pfm_pmd_reset(ctx, set, i, false, true);
+	pfm_triggers(ctx, set, ovfl);
+	if (!bitmap_empty(p.notify, PFM_MAX_PMDS)) {
+		pfm_notify(ctx, p.notify, p.restart, ip);
+		p.wake = true;
+	} else if (p.wake) {
+		pfm_msg_post_wake(ctx);
+	}
+	masked = ctx->state == PFM_CTX_MASKED;
+	if (pfm_ovfl_switch_due(set, ovfl, ctx->pmu->max_pmd)) {
+		if (masked)
+			ctx->switch_pending = true;
+		else if (ctx->counting)
+			pfm_switch_sets(ctx);
+	}
+	return p.wake;
 }
 
 /**
  * pfm_interrupt() - a PMU reports counter wraps on this CPU
  * @ovfl_pmds: bitmap of the PMDs (PFM_MAX_PMDS bits) that wrapped
+ * @regs: registers at the interrupt (samples and messages take the
+ *        instruction pointer from them), or NULL when not known
  *
  * Called by PMU descriptions from their overflow interrupt (or its
  * emulation), on the CPU whose counters wrapped.
  *
  * Context: interrupts disabled; not from NMI.
  */
-void pfm_interrupt(const unsigned long *ovfl_pmds)
+void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 {
 	DECLARE_BITMAP(ovfl64, PFM_MAX_PMDS);
 	struct pfm_event_set *set;
 	struct pfm_context *ctx;
+	bool wake = false;
 	unsigned int i;
 
 	lockdep_assert_irqs_disabled();
-	/* Live here, so it cannot be freed: that needs this CPU first. */
+	/*
+	 * Live here, so it cannot be freed: that needs this CPU first (an
+	 * IPI, or the thread switched out), and interrupts are off.
+	 */
 	ctx = pfm_ctx_current();
 	if (!ctx)
 		return;
@@ -93,15 +324,17 @@ void pfm_interrupt(const unsigned long *ovfl_pmds)
 	bitmap_zero(ovfl64, PFM_MAX_PMDS);
 	for_each_set_bit(i, ovfl_pmds, ctx->pmu->max_pmd) {
 		if (test_bit(i, set->used_pmds) &&
-		    test_bit(i, ctx->pmu->cnt_pmds) && pfm_pmd_carry(ctx, set, i))
+		    test_bit(i, ctx->pmu->cnt_pmds) &&
+		    !test_bit(i, set->held_pmds) && pfm_pmd_carry(ctx, set, i))
 			__set_bit(i, ovfl64);
 	}
-	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS)) {
-		bitmap_copy(set->ovfl_pmds, ovfl64, PFM_MAX_PMDS);
-		if (pfm_overflow_actions(ctx, set, ovfl64) && ctx->counting)
-			pfm_switch_sets(ctx);
-	}
+	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS))
+		wake = pfm_overflow(ctx, set, ovfl64,
+				    regs ? instruction_pointer(regs) : 0);
 unlock:
 	spin_unlock(&ctx->lock);
+	/* Wake-ups take scheduler locks, which nest outside ctx->lock. */
+	if (wake)
+		pfm_msg_wake(ctx);
 }
 EXPORT_SYMBOL_GPL(pfm_interrupt);

@@ -25,6 +25,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <perfmon/pmu.h>
+#include <perfmon/smpl_fmt.h>
 
 /**
  * enum pfm_ctx_state - context states (Documentation/uapi.rst has the table)
@@ -54,6 +55,8 @@ enum pfm_ctx_state {
  * @random_mask: randomized bits of the reset value
  * @ovflsw_thres: overflows before a set switch (0: none)
  * @ovflsw_left: overflows left before the switch
+ * @start_pmds: trigger: PMDs (0-63) released when this one overflows
+ * @stop_pmds: trigger: PMDs (0-63) held when this one overflows
  * @flags: PFM_REGFL_* given at write
  */
 struct pfm_pmd {
@@ -67,6 +70,8 @@ struct pfm_pmd {
 	u64 random_mask;
 	u64 ovflsw_thres;
 	u64 ovflsw_left;
+	u64 start_pmds;
+	u64 stop_pmds;
 	u32 flags;
 };
 
@@ -84,6 +89,8 @@ struct pfm_pmd {
  * @used_pmds: PMDs written in this set
  * @no_emul64_pmcs: PMCs written with PFM_REGFL_NO_EMUL64
  * @ovfl_pmds: PMDs whose 64-bit value overflowed last
+ * @held_pmds: PMDs held by a trigger: their value is kept in @pmds, the
+ *             hardware counter is ignored until a start trigger
  * @pmcs: PMC values, indexed by PMC number (pmu->max_pmc entries)
  * @pmds: PMD state, indexed by PMD number (pmu->max_pmd entries)
  */
@@ -99,11 +106,13 @@ struct pfm_event_set {
 	DECLARE_BITMAP(used_pmds, PFM_MAX_PMDS);
 	DECLARE_BITMAP(no_emul64_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(ovfl_pmds, PFM_MAX_PMDS);
+	DECLARE_BITMAP(held_pmds, PFM_MAX_PMDS);
 	u64 *pmcs;
 	struct pfm_pmd *pmds;
 };
 
 struct pfm_hook;
+struct vm_area_struct;
 
 /* Messages queued for read(): perfmon2's depth. */
 #define PFM_MSGS_COUNT	64
@@ -141,6 +150,15 @@ struct pfm_hook;
  * @end_tid: per-thread: the monitored thread, for PFM_MSG_END
  * @task_node: per-thread: in the table of monitored threads (sessions mutex)
  * @drv_cfg: driver settings (PFM_SET_DRV_CONFIG), in force while live
+ * @smpl: sampling buffer, or NULL (set at creation, then constant)
+ * @restart_pmds: PMDs of @active_set reloaded with their long reset
+ *                value by pfm_restart() (the notifying ones)
+ * @switch_pending: an overflow switch fell due while masking: at restart
+ * @nomsg_wakes: wake-ups without a message not yet read (read() gives 0)
+ * @restart_wait: a thread blocked by PFM_FL_NOTIFY_BLOCK (own lock; woken
+ *                outside @lock)
+ * @block_work: stops the monitored thread on its return to user space
+ * @block_queued: @block_work is queued on the monitored thread
  */
 struct pfm_context {
 	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -172,6 +190,13 @@ struct pfm_context {
 	pid_t end_tid;
 	struct hlist_node task_node;
 	u64 drv_cfg[PFM_MAX_DRV_CFG];
+	struct pfm_smpl_buf *smpl;
+	DECLARE_BITMAP(restart_pmds, PFM_MAX_PMDS);
+	bool switch_pending;
+	unsigned long nomsg_wakes;
+	wait_queue_head_t restart_wait;
+	struct callback_head block_work;
+	bool block_queued;
 };
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
@@ -197,7 +222,7 @@ struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 void pfm_event_set_free(struct pfm_event_set *set);
 int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 			 struct pfm_pmu_config *pmu,
-			 struct pfm_event_set *set0);
+			 struct pfm_event_set *set0, struct pfm_smpl_buf *smpl);
 struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id);
 int pfm_check_created(struct pfm_context *ctx);
 
@@ -218,6 +243,9 @@ void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
 struct pfm_context *pfm_ctx_current(void);
 void pfm_ctx_cpu_down(struct pfm_context *ctx);
 void pfm_ctx_cpu_up(struct pfm_context *ctx);
+void pfm_ctx_halt(struct pfm_context *ctx);
+u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
+		    unsigned int i);
 
 /* core/sets.c */
 int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
@@ -228,6 +256,7 @@ int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
 			  unsigned int count);
 void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
 void pfm_switch_sets(struct pfm_context *ctx);
+struct pfm_event_set *pfm_next_set(struct pfm_context *ctx);
 void pfm_switch_timer_start(struct pfm_context *ctx);
 void pfm_switch_timer_stop(struct pfm_context *ctx);
 void pfm_switch_timer_init(struct pfm_context *ctx);
@@ -240,6 +269,7 @@ int pfm_unload_context(struct pfm_context *ctx);
 int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
 int __pfm_stop(struct pfm_context *ctx);
 int __pfm_restart(struct pfm_context *ctx);
+int pfm_restart(struct pfm_context *ctx);
 void pfm_ctx_release(struct pfm_context *ctx);
 void pfm_ctx_exit_queue(struct pfm_context *ctx);
 void pfm_ctx_exit_init(struct pfm_context *ctx);
@@ -261,8 +291,27 @@ int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
 		       unsigned int count);
 void pfm_cfg_init(struct pfm_context *ctx);
 
+/* core/ovfl.c */
+void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
+		   unsigned int i, bool long_reset, bool live);
+void pfm_rearm_triggers(struct pfm_context *ctx, struct pfm_event_set *set);
+void pfm_block_init(struct pfm_context *ctx);
+
+/* core/smpl.c */
+struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
+					 size_t arg_size, u32 ctx_flags);
+void pfm_smpl_buf_free(struct pfm_smpl_buf *buf);
+int pfm_smpl_mmap(struct pfm_context *ctx, struct vm_area_struct *vma);
+u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
+		    unsigned int i, u64 ip, u64 tstamp);
+void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
+
 /* core/msg.c */
 void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
+void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
+		       u64 ip);
+void pfm_msg_post_wake(struct pfm_context *ctx);
+void pfm_msg_wake(struct pfm_context *ctx);
 ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		     bool nonblock);
 __poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,
@@ -273,6 +322,8 @@ int pfm_sysfs_init(void);
 void pfm_sysfs_exit(void);
 void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu);
 void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu);
+void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt);
+void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt);
 
 /* core/dev.c */
 int pfm_dev_init(void);

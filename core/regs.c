@@ -20,6 +20,15 @@ static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
 	return bitmap_subset(mask, pmu->impl_pmds, PFM_MAX_PMDS);
 }
 
+/* Does trigger mask @m (PMDs 0-63) name counters only? */
+static bool pfm_trigger_mask_valid(const struct pfm_pmu_config *pmu, u64 m)
+{
+	DECLARE_BITMAP(mask, 64);
+
+	bitmap_from_arr64(mask, &m, 64);
+	return bitmap_subset(mask, pmu->cnt_pmds, 64);
+}
+
 static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 			 struct pfm_event_set **setp)
 	__must_hold(&ctx->lock)
@@ -91,8 +100,7 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 
-	if (memchr_inv(req->reg_reserved2, 0, sizeof(req->reg_reserved2)) ||
-	    req->reg_random_seed)
+	if (req->reg_reserved1 || req->reg_reserved2 || req->reg_random_seed)
 		return PFM_REG_RETFL_EFLAGS;
 	if (req->reg_num >= pmu->max_pmd ||
 	    !test_bit(req->reg_num, pmu->impl_pmds))
@@ -124,7 +132,11 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 	/* Overflow attributes only make sense on a counter. */
 	is_cntr = test_bit(req->reg_num, pmu->cnt_pmds);
 	if (!is_cntr && ((req->reg_flags & cntr_flags) ||
-			 req->reg_ovfl_switch_cnt || req->reg_random_mask))
+			 req->reg_ovfl_switch_cnt || req->reg_random_mask ||
+			 req->reg_start_pmds || req->reg_stop_pmds))
+		return PFM_REG_RETFL_EINVAL;
+	if (!pfm_trigger_mask_valid(pmu, req->reg_start_pmds) ||
+	    !pfm_trigger_mask_valid(pmu, req->reg_stop_pmds))
 		return PFM_REG_RETFL_EINVAL;
 	if (!pfm_pmd_mask_valid(pmu, req->reg_reset_pmds) ||
 	    !pfm_pmd_mask_valid(pmu, req->reg_smpl_pmds))
@@ -146,6 +158,8 @@ static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req
 	pmd->random_mask = req->reg_random_mask;
 	pmd->ovflsw_thres = req->reg_ovfl_switch_cnt;
 	pmd->ovflsw_left = req->reg_ovfl_switch_cnt;
+	pmd->start_pmds = req->reg_start_pmds;
+	pmd->stop_pmds = req->reg_stop_pmds;
 	pmd->flags = req->reg_flags & ~PFM_REG_RETFL_MASK;
 	__set_bit(req->reg_num, set->used_pmds);
 }
@@ -178,8 +192,11 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 		if (err)
 			return -EINVAL;
 	}
-	for (i = 0; i < count; i++)
-		pfm_pmd_apply(pfm_find_set(ctx, req[i].reg_set), &req[i]);
+	for (i = 0; i < count; i++) {
+		set = pfm_find_set(ctx, req[i].reg_set);
+		pfm_pmd_apply(set, &req[i]);
+		pfm_rearm_triggers(ctx, set);
+	}
 	return 0;
 }
 

@@ -120,17 +120,34 @@ void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set)
 void pfm_switch_sets(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
+	struct pfm_event_set *prev = ctx->active_set;
+	struct pfm_event_set *next = pfm_next_set(ctx);
+
+	lockdep_assert_held(&ctx->lock);
+	if (next == prev)
+		return;
+	pfm_ctx_sched_out(ctx);
+	pfm_set_activate(ctx, next);
+	pfm_smpl_set_switch(ctx, prev->id, next->id);
+	pfm_ctx_sched_in(ctx);
+}
+
+/**
+ * pfm_next_set() - the set after the active one, round robin by id
+ * @ctx: the context, locked
+ *
+ * Return: the set; the active one when it is alone.
+ */
+struct pfm_event_set *pfm_next_set(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
 	struct pfm_event_set *next;
 
 	lockdep_assert_held(&ctx->lock);
 	next = list_next_entry(ctx->active_set, list);
 	if (list_entry_is_head(next, &ctx->sets, list))
 		next = list_first_entry(&ctx->sets, struct pfm_event_set, list);
-	if (next == ctx->active_set)
-		return;
-	pfm_ctx_sched_out(ctx);
-	pfm_set_activate(ctx, next);
-	pfm_ctx_sched_in(ctx);
+	return next;
 }
 
 static u32 pfm_setdesc_check(const struct pfarg_setdesc *d)

@@ -6,7 +6,7 @@
  *   task_sessions_count     loaded per-thread contexts
  *   sys_sessions_count      loaded system-wide contexts
  *   ctx_per_user_max        contexts a uid may hold (root may write)
- *   formats/                one directory per sampling format
+ *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
  *   pmu_desc/pmcN/, pmdN/   name, type, dfl_val, rsvd_msk, addr
@@ -243,6 +243,29 @@ void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
 	kobject_put(pfm_pmu_kobj);
 	pfm_pmu_kobj = NULL;
 	pfm_sysfs_pmu = NULL;
+}
+
+/**
+ * pfm_sysfs_fmt_add() - show a registered format as formats/<name>/
+ * @fmt: the format
+ *
+ * Best effort, as pfm_sysfs_pmu_add().  Context: under pfm_fmt_mutex.
+ */
+void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt)
+{
+	fmt->kobj = kobject_create_and_add(fmt->name, pfm_formats_kobj);
+}
+
+/**
+ * pfm_sysfs_fmt_remove() - remove formats/<name>/
+ * @fmt: the format
+ *
+ * Context: under pfm_fmt_mutex.
+ */
+void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt)
+{
+	kobject_put(fmt->kobj);
+	fmt->kobj = NULL;
 }
 
 int pfm_sysfs_init(void)

@@ -40,6 +40,7 @@
 #include <linux/of.h>
 #include <linux/of_irq.h>
 #include <linux/percpu.h>
+#include <asm/irq_regs.h>
 #include <asm/perf_event.h>
 #include <asm/sysreg.h>
 #include <perfmon/pmu.h>
@@ -201,7 +202,7 @@ static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
 	isb();
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	bitmap_from_arr32(ovfl, &ovs, 32);
-	pfm_interrupt(ovfl);
+	pfm_interrupt(ovfl, get_irq_regs());
 	return IRQ_HANDLED;
 }
 

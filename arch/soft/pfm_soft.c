@@ -21,9 +21,15 @@
  *               its idle task (for a thread: the ns it ran);
  *   cpu-clock:  ns while counting;
  *   context switches: switches away from the running task while
- *               counting (for a thread: times it was switched out).
+ *               counting (for a thread: times it was switched out);
+ *   system calls: system calls entered while counting (for a thread:
+ *               the ones it made).  Exact and under the caller's
+ *               control, it makes overflows happen at known points: a
+ *               wrap is reported at the system call's entry, with the
+ *               caller's user registers.
  * Idle state and context switches come from the sched_switch
- * tracepoint, registered while a context is loaded.
+ * tracepoint, system calls from sys_enter, registered while a context
+ * is loaded.
  *
  * Driver setting 0, clock_unit_ns (PFM_SET_DRV_CONFIG): the clock
  * counters count units of that many ns (1 to 10^9, default 1), so that
@@ -50,6 +56,7 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <asm/irq_regs.h>
 #include <perfmon/pmu.h>
 
 #define SOFT_NUM_CTRS		4
@@ -70,7 +77,8 @@ enum pfm_soft_event {
 	SOFT_EV_TASK_CLOCK	= 1,	/* ns the monitored thread ran */
 	SOFT_EV_CPU_CLOCK	= 2,	/* ns of wall clock while counting */
 	SOFT_EV_CTX_SWITCHES	= 3,	/* context switches */
-	SOFT_EV_MAX		= SOFT_EV_CTX_SWITCHES,
+	SOFT_EV_SYSCALLS	= 4,	/* system calls entered */
+	SOFT_EV_MAX		= SOFT_EV_SYSCALLS,
 };
 
 static const struct pfm_regmap_desc pfm_soft_pmc_desc[SOFT_NUM_CTRS] = {
@@ -193,8 +201,11 @@ static void soft_arm_timer(struct soft_cpu *sc)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* Report the counters that wrapped since the last report. */
-static void soft_report_wraps(struct soft_cpu *sc)
+/*
+ * Report the counters that wrapped since the last report, with the
+ * registers of the code the "interrupt" stopped (NULL: unknown).
+ */
+static void soft_report_wraps(struct soft_cpu *sc, struct pt_regs *regs)
 {
 	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
 	unsigned int i;
@@ -208,19 +219,36 @@ static void soft_report_wraps(struct soft_cpu *sc)
 		}
 	}
 	if (!bitmap_empty(ovfl, PFM_MAX_PMDS))
-		pfm_interrupt(ovfl);
+		pfm_interrupt(ovfl, regs);
 	soft_arm_timer(sc);
 }
 
 static enum hrtimer_restart soft_wrap_timer_fn(struct hrtimer *t)
 {
-	soft_report_wraps(container_of(t, struct soft_cpu, wrap_timer));
+	soft_report_wraps(container_of(t, struct soft_cpu, wrap_timer),
+			  get_irq_regs());
 	return HRTIMER_NORESTART;	/* re-armed by hrtimer_start() */
 }
 
 static void soft_wrap_irq_work(struct irq_work *iw)
 {
-	soft_report_wraps(container_of(iw, struct soft_cpu, wrap_iw));
+	soft_report_wraps(container_of(iw, struct soft_cpu, wrap_iw),
+			  get_irq_regs());
+}
+
+/* Count one event of kind @ev on every counter selecting it. */
+static bool soft_count(struct soft_cpu *sc, enum pfm_soft_event ev)
+{
+	struct soft_ctr *c;
+	bool wrapped = false;
+	unsigned int i;
+
+	for (i = 0; i < SOFT_NUM_CTRS; i++) {
+		c = &sc->ctr[i];
+		if (soft_event(c) == ev && ++c->raw - c->acked >= SOFT_CTR_WRAP)
+			wrapped = true;
+	}
+	return wrapped;
 }
 
 static void soft_sched_switch(void *data, bool preempt,
@@ -228,21 +256,32 @@ static void soft_sched_switch(void *data, bool preempt,
 			      struct task_struct *next, unsigned int prev_state)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
-	struct soft_ctr *c;
-	unsigned int i;
 
 	if (sc->running) {
 		soft_fold_time(sc);
-		for (i = 0; i < SOFT_NUM_CTRS; i++) {
-			c = &sc->ctr[i];
-			if (soft_event(c) != SOFT_EV_CTX_SWITCHES)
-				continue;
-			/* The scheduler's locks are held: report later. */
-			if (++c->raw - c->acked >= SOFT_CTR_WRAP)
-				irq_work_queue(&sc->wrap_iw);
-		}
+		/* The scheduler's locks are held: report later. */
+		if (soft_count(sc, SOFT_EV_CTX_SWITCHES))
+			irq_work_queue(&sc->wrap_iw);
 	}
 	sc->idle = is_idle_task(next);
+}
+
+/*
+ * sys_enter (preemption disabled by the tracepoint): every counter moves
+ * first, so a sample taken at one counter's wrap sees the others
+ * including this call.  The wrap is reported here, as an interrupt
+ * raised by the system call instruction would be.
+ */
+static void soft_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct soft_cpu *sc;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	sc = this_cpu_ptr(&soft_cpu);
+	if (sc->running && soft_count(sc, SOFT_EV_SYSCALLS))
+		soft_report_wraps(sc, regs);
+	local_irq_restore(flags);
 }
 
 static void soft_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
@@ -312,35 +351,69 @@ static void soft_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
 	soft_arm_timer(sc);
 }
 
-/* The sched_switch tracepoint, registered while contexts are loaded. */
-static struct tracepoint *soft_tp_switch;
+/*
+ * The tracepoints the events come from, registered while contexts are
+ * loaded (found by name: they are not exported to modules).
+ */
+struct soft_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+static struct soft_tp soft_tps[] = {
+	{ .name = "sched_switch", .probe = soft_sched_switch },
+	{ .name = "sys_enter", .probe = soft_sys_enter },
+};
 
 static void soft_find_tp(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sched_switch"))
-		*(struct tracepoint **)priv = tp;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(soft_tps); i++)
+		if (!strcmp(tp->name, soft_tps[i].name))
+			soft_tps[i].tp = tp;
+}
+
+static void soft_unhook(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(soft_tps[n].tp, soft_tps[n].probe,
+					    NULL);
+	tracepoint_synchronize_unregister();
 }
 
 static int soft_acquire(struct pfm_pmu_config *pmu)
 {
+	unsigned int i;
 	int ret;
 
-	if (!soft_tp_switch)
-		for_each_kernel_tracepoint(soft_find_tp, &soft_tp_switch);
-	if (!soft_tp_switch) {
-		pr_err("no sched_switch tracepoint: this kernel needs CONFIG_TRACEPOINTS for pfm_soft\n");
-		return -ENODEV;
+	if (!soft_tps[0].tp)
+		for_each_kernel_tracepoint(soft_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(soft_tps); i++) {
+		if (!soft_tps[i].tp) {
+			pr_err("no %s tracepoint: pfm_soft needs a kernel with CONFIG_TRACEPOINTS and CONFIG_HAVE_SYSCALL_TRACEPOINTS\n",
+			       soft_tps[i].name);
+			ret = -ENODEV;
+			goto unhook;
+		}
+		ret = tracepoint_probe_register(soft_tps[i].tp,
+						soft_tps[i].probe, NULL);
+		if (ret) {
+			pr_err("cannot hook %s (%d)\n", soft_tps[i].name, ret);
+			goto unhook;
+		}
 	}
-	ret = tracepoint_probe_register(soft_tp_switch, soft_sched_switch, NULL);
-	if (ret)
-		pr_err("cannot hook sched_switch (%d)\n", ret);
+	return 0;
+
+unhook:
+	soft_unhook(i);
 	return ret;
 }
 
 static void soft_release(struct pfm_pmu_config *pmu)
 {
-	tracepoint_probe_unregister(soft_tp_switch, soft_sched_switch, NULL);
-	tracepoint_synchronize_unregister();
+	soft_unhook(ARRAY_SIZE(soft_tps));
 }
 
 static struct pfm_pmu_config pfm_soft_pmu = {

@@ -45,9 +45,12 @@
  * @live: cpu_setup ran here and cpu_teardown did not
  * @pce_set: CR4.PCE was changed for the live context's setting
  * @pce_was: CR4.PCE before that change
+ * @regs: registers at the last claimed NMI, for the core's samples (the
+ *        irq_work that reports the wrap runs after the NMI returned)
  */
 struct pfm_x86_cpu {
 	u64 pending;
+	struct pt_regs regs;
 	u64 evtsel[PFM_X86_MAX_GP];
 	bool started;
 	bool live;
@@ -304,6 +307,7 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 			return NMI_DONE;
 		this_cpu_or(pfm_x86_cpu.pending, ovf);
 	}
+	*this_cpu_ptr(&pfm_x86_cpu.regs) = *regs;
 	irq_work_queue(this_cpu_ptr(&pfm_x86_work));
 	pfm_x86_lvtpc_nmi();
 	atomic64_inc(&pfm_x86_claimed);
@@ -326,7 +330,7 @@ static void pfm_x86_irq_work(struct irq_work *work)
 		if (ovf & BIT_ULL(xp->ctr[i].status))
 			__set_bit(i, ovfl);
 	}
-	pfm_interrupt(ovfl);
+	pfm_interrupt(ovfl, this_cpu_ptr(&pfm_x86_cpu.regs));
 }
 
 /**

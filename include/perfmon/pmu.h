@@ -11,6 +11,7 @@
 #include <uapi/linux/perfmon.h>
 
 struct module;
+struct pt_regs;
 
 /**
  * struct pfm_regmap_desc - one PMC, PMD or driver setting of a description
@@ -76,7 +77,8 @@ struct pfm_regmap_desc {
  * disabled and the context lock held; they must not sleep.  A counter
  * that wraps past @counter_width bits must call pfm_interrupt() on that
  * CPU with interrupts disabled: the core extends counters to 64 bits
- * from those wraps.
+ * from those wraps.  It passes the registers of the interrupted code
+ * (get_irq_regs() in an interrupt handler) for samples and messages.
  *
  * Filled by the core at registration (the module leaves them zero):
  * @impl_pmcs: implemented PMCs
@@ -134,6 +136,6 @@ struct pfm_pmu_config {
 
 int pfm_pmu_register(struct pfm_pmu_config *pmu);
 void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
-void pfm_interrupt(const unsigned long *ovfl_pmds);
+void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs);
 
 #endif /* _PERFMON_PMU_H */

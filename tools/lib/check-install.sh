@@ -45,6 +45,7 @@ installed() {
 	local f
 
 	for f in "$inc/perfmon/perfmon.h" "$inc/perfmon/perfmon_abi.h" \
+		 "$inc/perfmon/perfmon_dfl_smpl.h" "$inc/perfmon/perfmon_ring.h" \
 		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.2.0" \
 		 "$lib/pkgconfig/libperfmon.pc"; do
 		[ -f "$f" ] || { echo "missing ${f#"$tmp"}"; return 1; }

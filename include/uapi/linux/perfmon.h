@@ -22,10 +22,12 @@
 /*
  * ABI version.  The major number changes only on an incompatible change;
  * the minor number grows with each addition.  perfmon2's last series was
- * 2.8x; 2.90 is the first of this implementation.
+ * 2.8x; 2.90 is the first of this implementation.  2.92 added overflow
+ * triggers (reg_start_pmds, reg_stop_pmds), the system-call event of the
+ * software PMU and the sampling formats.
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		91U
+#define PFM_VERSION_MIN		92U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -125,7 +127,17 @@ struct pfarg_pmc {
  * @reg_smpl_eventid: opaque id recorded with samples
  * @reg_random_mask: bits of the reset value randomized (PFM_REGFL_RANDOM)
  * @reg_random_seed: obsolete in perfmon2; must be zero
+ * @reg_reserved1: zero
+ * @reg_start_pmds: trigger: PMDs 0-63 that start counting when this one
+ *                  overflows; they are held (not counting) until then
+ * @reg_stop_pmds: trigger: PMDs 0-63 that stop counting when this one
+ *                 overflows (until a start trigger releases them)
  * @reg_reserved2: zero
+ *
+ * Triggers name counters of the same event set; a counter named in a
+ * start mask is held from the moment the mask is written.  They act on
+ * each 64-bit overflow of this PMD (the hardware period set by
+ * reg_value and the reset values).
  */
 struct pfarg_pmd {
 	__u16 reg_num;
@@ -141,7 +153,10 @@ struct pfarg_pmd {
 	__u64 reg_smpl_eventid;
 	__u64 reg_random_mask;
 	__u32 reg_random_seed;
-	__u32 reg_reserved2[7];
+	__u32 reg_reserved1;
+	__u64 reg_start_pmds;
+	__u64 reg_stop_pmds;
+	__u64 reg_reserved2;
 };
 
 /**
@@ -215,7 +230,13 @@ struct pfarg_setinfo {
 	__u64 set_reserved3[6];
 };
 
-/* Message types. */
+/*
+ * Message types.  read() of a context returns one union pfarg_msg per
+ * call; it returns 0 (no message) for a wake-up that carries none: an
+ * overflow of a PFM_FL_OVFL_NO_MSG context, or a sampling format's
+ * wake-up (the ring format's watermark).  Such a wake-up is reported
+ * once, by read() returning 0 or by poll() returning EPOLLIN.
+ */
 #define PFM_MSG_OVFL	1	/* a counter overflowed */
 #define PFM_MSG_END	2	/* the monitored thread ended */
 
@@ -226,8 +247,11 @@ struct pfarg_setinfo {
  * @msg_active_set: event set active at the overflow
  * @msg_ovfl_cpu: CPU of the overflow
  * @msg_ovfl_tid: thread id of the monitored thread
- * @msg_ovfl_ip: instruction pointer at the overflow (0 if not visible)
- * @msg_ovfl_pmds: PMDs that overflowed
+ * @msg_ovfl_ip: instruction pointer at the overflow interrupt (0 when
+ *               the PMU reported the overflow outside one)
+ * @msg_ovfl_pmds: PMDs that overflowed and asked for a notification
+ *                 (PFM_REGFL_OVFL_NOTIFY), or whose sampling format
+ *                 asked for one (buffer full)
  */
 struct pfarg_ovfl_msg {
 	__u32 msg_type;

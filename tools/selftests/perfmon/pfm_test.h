@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #define SOFT_EV_TASK_CLOCK	1
 #define SOFT_EV_CPU_CLOCK	2
 #define SOFT_EV_CTX_SWITCHES	3
+#define SOFT_EV_SYSCALLS	4	/* exact: see smpl_test.c */
 
 static inline int pfm_ioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -151,6 +153,90 @@ static inline int pfm_counting_ctx(uint32_t flags, uint64_t event,
 	}
 	return fd;
 }
+
+/*
+ * Prepare the write of PMD @num of set @set: @value, PFM_REGFL_* @flags,
+ * @reset as both its short and long reset value.  The caller may set
+ * more fields (reg_smpl_pmds, triggers...) before pfm_write_pmds().
+ */
+static inline void pfm_pmd_prep(pfarg_pmd_t *pd, uint16_t set, uint16_t num,
+				uint32_t flags, uint64_t value, uint64_t reset)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->reg_num = num;
+	pd->reg_set = set;
+	pd->reg_flags = flags;
+	pd->reg_value = value;
+	pd->reg_short_reset = reset;
+	pd->reg_long_reset = reset;
+}
+
+/* PMC @num of set @set = @evtsel (libperfmon); 0 or -errno. */
+static inline int pfm_write_pmc(int fd, uint16_t set, uint16_t num,
+				uint64_t evtsel)
+{
+	pfarg_pmc_t pc;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_num = num;
+	pc.reg_set = set;
+	pc.reg_value = evtsel;
+	return pfm_write_pmcs(fd, &pc, 1) ? -errno : 0;
+}
+
+/* PMD @num of set @set, all of it (reg_last_reset_val...); 0 or -errno. */
+static inline int pfm_read_pd(int fd, uint16_t set, uint16_t num,
+			      pfarg_pmd_t *pd)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->reg_num = num;
+	pd->reg_set = set;
+	return pfm_read_pmds(fd, pd, 1) ? -errno : 0;
+}
+
+/*
+ * A context (libperfmon) with @flags and sampling format @fmt (NULL for
+ * none) given @arg of @size bytes: its fd, or -errno.
+ */
+static inline int pfm_fmt_ctx(uint32_t flags, const char *fmt, void *arg,
+			      size_t size)
+{
+	pfarg_ctx_t ctx;
+	int fd;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ctx_flags = flags;
+	fd = pfm_create_context(&ctx, (char *)fmt, arg, size);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* @n rounded up to whole pages. */
+static inline size_t page_align(size_t n)
+{
+	size_t p = page_size();
+
+	return (n + p - 1) / p * p;
+}
+
+/*
+ * mmap() of @len bytes of a context's sampling buffer (offset 0, shared):
+ * the address, or MAP_FAILED and errno.
+ */
+static inline void *pfm_map_buf(int fd, size_t len, int prot)
+{
+	return mmap(NULL, len, prot, MAP_SHARED, fd, 0);
+}
+
+/*
+ * Bounds of section smpl_text, provided by the linker when a test puts
+ * code there (raw system calls whose sampled IPs it checks).
+ */
+extern const char __start_smpl_text[], __stop_smpl_text[];
 
 /* pfm_getinfo_evtsets() on set @id; 0 or -errno. */
 static inline int pfm_set_info(int fd, uint16_t id, pfarg_setinfo_t *si)

@@ -22,6 +22,8 @@
  */
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <perfmon/perfmon_dfl_smpl.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
 
@@ -510,6 +512,79 @@ TEST(hotplug_reprogrammed)
 	ASSERT_EQ(0, cpu_set_online(1, 1));
 	ASSERT_EQ(0, pin_to_cpu(1));
 	check_cycles_overflow(_metadata, fd, "CPU1 after hotplug");
+	close(fd);
+}
+
+/*
+ * Sampling on the PMU's own overflow interrupt: the cycle counter with a
+ * 1 ms period (EL1 excluded, so every overflow is in user code: a user
+ * loop, since burn_cpu() spends most of its time in the kernel) into
+ * the default format, each sample carrying CPU_CYCLES of counter 0,
+ * which counts the same cycles and is never reset.  Between two samples
+ * counter 0 moves by the period plus the interrupt's skid (under 200 us,
+ * as in check_cycles_overflow); the number of samples is the number of
+ * periods counter 0 covers, give or take that skid.
+ */
+TEST(sampling_cycles_default_format)
+{
+	const uint64_t period = MS, skid = 200000;
+	struct pfm_dfl_smpl_arg arg = { .buf_size = 64 * 1024 };
+	struct pfm_dfl_smpl_entry *e;
+	struct pfm_dfl_smpl_hdr *hdr;
+	uint64_t total, prev = 0, d, n;
+	pfarg_ctx_t ctx;
+	pfarg_pmd_t pd;
+	char *buf;
+	int fd;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	memset(&ctx, 0, sizeof(ctx));
+	fd = pfm_create_context(&ctx, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
+	ASSERT_LE(0, fd);
+	buf = mmap(NULL, arg.buf_size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	hdr = (struct pfm_dfl_smpl_hdr *)buf;
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_CPU_CYCLES | EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
+	memset(&pd, 0, sizeof(pd));
+	pd.reg_num = CYCLE_IDX;
+	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY;
+	pd.reg_value = -period;
+	pd.reg_short_reset = -period;
+	pd.reg_long_reset = -period;
+	pd.reg_smpl_pmds[0] = 1;
+	ASSERT_EQ(0, pfm_write_pmds(fd, &pd, 1));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(10000000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	total = pfm_read_pmd(fd, 0, 0);
+	n = hdr->hdr_count;
+	TH_LOG("%llu samples over %llu cycles of counter 0",
+	       (unsigned long long)n, (unsigned long long)total);
+	EXPECT_LE(10, n);
+	EXPECT_LE(n * period, total);
+	EXPECT_GT((n + 1) * (period + skid), total);
+	e = (struct pfm_dfl_smpl_entry *)(hdr + 1);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t v = *(uint64_t *)(e + 1);
+
+		EXPECT_EQ(CYCLE_IDX, e->ovfl_pmd);
+		EXPECT_EQ((uint64_t)-period, e->last_reset_val);
+		EXPECT_EQ((uint32_t)gettid(), e->tid);
+		EXPECT_EQ(1, e->nr_values);
+		EXPECT_NE(0, e->ip);
+		d = v - prev;
+		if (d < period || d >= period + skid)
+			TH_LOG("sample %llu: counter 0 moved %llu",
+			       (unsigned long long)i, (unsigned long long)d);
+		EXPECT_LE(period, d);
+		EXPECT_GT(period + skid, d);
+		prev = v;
+		e = (struct pfm_dfl_smpl_entry *)((uint64_t *)(e + 1) + 1);
+	}
+	munmap(buf, arg.buf_size);
 	close(fd);
 }
 

@@ -245,7 +245,7 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 	struct pfarg_pmd pd;
 	unsigned int i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		uint32_t want = PFM_REG_RETFL_EFLAGS;
 
 		pmd_init(&pd, 0, 1);
@@ -257,7 +257,7 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 			pd.reg_random_seed = 1;			/* obsolete */
 			break;
 		case 2:
-			pd.reg_reserved2[6] = 1;
+			pd.reg_reserved2 = 1;
 			break;
 		case 3:
 			pd.reg_reset_pmds[0] = 1ull << 4;	/* no PMD4 */
@@ -270,6 +270,9 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 		case 5:
 			pd.reg_set = 9;
 			want = PFM_REG_RETFL_NOSET;
+			break;
+		case 6:
+			pd.reg_reserved1 = 1;
 			break;
 		}
 		EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1))

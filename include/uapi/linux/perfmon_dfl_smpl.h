@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The "default" sampling format (module pfm_dfl_smpl): perfmon2's
+ * layout.  The buffer is a header followed by entries written one after
+ * the other; mmap() of the context file maps it read-only.
+ *
+ * Each 64-bit overflow of a PMD written with PFM_REGFL_OVFL_NOTIFY
+ * records one entry: struct pfm_dfl_smpl_entry, then the 64-bit values
+ * of the PMDs in that PMD's reg_smpl_pmds, in increasing PMD order, as
+ * they were at the overflow.  The overflowed PMD is then reset with its
+ * short reset value and monitoring goes on.  When the entry just
+ * written leaves no room for another, the buffer is full: the context
+ * is masked and the monitor notified (PFM_MSG_OVFL); pfm_restart()
+ * empties the buffer, reloads the overflowed PMD with its long reset
+ * value and resumes.  No sample is dropped while the monitor keeps up;
+ * hdr_overflows counts the samples that found no room (a PMD whose
+ * entries are larger than those of the PMD that filled the buffer).
+ * See Documentation/sampling.rst.
+ */
+#ifndef _UAPI_LINUX_PERFMON_DFL_SMPL_H
+#define _UAPI_LINUX_PERFMON_DFL_SMPL_H
+
+#include <linux/types.h>
+
+#define PFM_DFL_SMPL_NAME	"default"
+
+/* hdr_version: major.minor, as PFM_VERSION */
+#define PFM_DFL_SMPL_VERSION_MAJ	1U
+#define PFM_DFL_SMPL_VERSION_MIN	0U
+#define PFM_DFL_SMPL_VERSION	(((PFM_DFL_SMPL_VERSION_MAJ & 0xffff) << 16) | \
+				 (PFM_DFL_SMPL_VERSION_MIN & 0xffff))
+
+/**
+ * struct pfm_dfl_smpl_arg - argument of the format, at context creation
+ * @buf_size: bytes of buffer wanted, header included; rounded up to
+ *            whole pages.  Charged to the caller's RLIMIT_MEMLOCK.
+ * @buf_flags: zero
+ * @reserved1: zero
+ * @reserved2: zero
+ */
+struct pfm_dfl_smpl_arg {
+	__u64 buf_size;
+	__u32 buf_flags;
+	__u32 reserved1;
+	__u64 reserved2[6];
+};
+
+/**
+ * struct pfm_dfl_smpl_hdr - at offset 0 of the buffer
+ * @hdr_count: entries in the buffer
+ * @hdr_cur_offs: offset of the next entry (from the buffer's start)
+ * @hdr_overflows: samples that found no room
+ * @hdr_buf_size: bytes of the buffer
+ * @hdr_version: PFM_DFL_SMPL_VERSION
+ * @hdr_reserved1: zero
+ * @hdr_reserved2: zero
+ */
+struct pfm_dfl_smpl_hdr {
+	__u64 hdr_count;
+	__u64 hdr_cur_offs;
+	__u64 hdr_overflows;
+	__u64 hdr_buf_size;
+	__u32 hdr_version;
+	__u32 hdr_reserved1;
+	__u64 hdr_reserved2[10];
+};
+
+/**
+ * struct pfm_dfl_smpl_entry - one sample; its PMD values follow
+ * @pid: process id of the thread interrupted (0: idle)
+ * @tid: its thread id
+ * @ip: instruction pointer at the overflow interrupt (0 when unknown)
+ * @tstamp: CLOCK_MONOTONIC at the overflow, in ns
+ * @cpu: CPU of the overflow
+ * @set: event set active at the overflow
+ * @ovfl_pmd: the PMD that overflowed
+ * @nr_values: 64-bit values that follow (PMDs of its reg_smpl_pmds)
+ * @last_reset_val: value the PMD was last reloaded with (the start of
+ *                  the period that ended)
+ * @eventid: reg_smpl_eventid of the PMD
+ */
+struct pfm_dfl_smpl_entry {
+	__u32 pid;
+	__u32 tid;
+	__u64 ip;
+	__u64 tstamp;
+	__u16 cpu;
+	__u16 set;
+	__u16 ovfl_pmd;
+	__u16 nr_values;
+	__u64 last_reset_val;
+	__u64 eventid;
+};
+
+#endif /* _UAPI_LINUX_PERFMON_DFL_SMPL_H */
