@@ -1050,6 +1050,63 @@ TEST(ring_set_switch)
 	close(fd);
 }
 
+/*
+ * Overflow switching with notification, no format: an overflow that
+ * both notifies and ends the set's switch count masks first; the switch
+ * happens at the restart, which also reloads the long reset value of the
+ * set that overflowed.  The second set's overflow notifies from set 1.
+ */
+TEST(notify_switch_at_restart)
+{
+	const uint64_t period = 50, lreset = -1000ull;
+	pfarg_setinfo_t si;
+	union pfarg_msg msg;
+	pfarg_setdesc_t sd;
+	pfarg_pmd_t pd;
+	int fd;
+	uint16_t s;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	for (s = 0; s < 2; s++) {
+		memset(&sd, 0, sizeof(sd));
+		sd.set_id = s;
+		sd.set_flags = PFM_SETFL_OVFL_SWITCH;
+		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		ASSERT_EQ(0, pfm_write_pmc(fd, s, 0, SOFT_EV_SYSCALLS));
+		pfm_pmd_prep(&pd, s, 0, PFM_REGFL_OVFL_NOTIFY, -period,
+			     -period);
+		pd.reg_long_reset = lreset;
+		pd.reg_ovfl_switch_cnt = 1;
+		ASSERT_EQ(0, pfm_write_pmds(fd, &pd, 1));
+	}
+	ASSERT_EQ(0, set_nonblock(fd));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	raw_syscalls(period + 10);
+	ASSERT_EQ((ssize_t)sizeof(msg), read_msg(fd, &msg));
+	EXPECT_EQ(0, msg.pfm_ovfl_msg.msg_active_set);
+	ASSERT_EQ(0, pfm_set_info(fd, 1, &si));
+	EXPECT_EQ(0, si.set_runs);	/* masked: not switched yet */
+	ASSERT_EQ(0, pfm_restart(fd));
+	ASSERT_EQ(0, pfm_set_info(fd, 1, &si));
+	EXPECT_EQ(1, si.set_runs);
+	raw_syscalls(period + 10);
+	ASSERT_EQ((ssize_t)sizeof(msg), read_msg(fd, &msg));
+	EXPECT_EQ(1, msg.pfm_ovfl_msg.msg_active_set);
+	EXPECT_TRUE(in_smpl_text(msg.pfm_ovfl_msg.msg_ovfl_ip));
+	ASSERT_EQ(0, pfm_restart(fd));
+	ASSERT_EQ(0, pfm_stop(fd));
+	ASSERT_EQ(0, pfm_set_info(fd, 0, &si));
+	EXPECT_EQ(2, si.set_runs);
+	/* Set 0 came back with its long reset, then counted the stop. */
+	EXPECT_EQ(lreset + 1, pfm_read_pmd(fd, 0, 0));
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* Triggers                                                            */
 /* ------------------------------------------------------------------ */

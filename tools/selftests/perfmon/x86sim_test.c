@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <sys/klog.h>
+#include <fcntl.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
 
@@ -256,6 +257,45 @@ TEST_F(sim, overflow_reset_value)
 	EXPECT_EQ(12345, pfm_read_pmd(fd, 0, 0));
 	ASSERT_EQ(0, pfm_set_info(fd, 0, &si));
 	EXPECT_EQ(1, si.set_ovfl_pmds[0]);
+	close(fd);
+}
+
+/*
+ * A notifying overflow through the NMI path: the message carries the
+ * instruction pointer the NMI interrupted (the simulator raises it while
+ * the tick is written, so a kernel address), the context masks (ticks
+ * are not counted) and the restart reloads the long reset value.
+ */
+TEST_F(sim, overflow_notify_nmi_message)
+{
+	union pfarg_msg msg;
+	pfarg_pmd_t pd;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	fd = self_ctx(-500ull, 0, false);
+	ASSERT_LE(0, fd);
+	memset(&pd, 0, sizeof(pd));
+	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY;
+	pd.reg_value = -500ull;
+	pd.reg_long_reset = 777;
+	ASSERT_EQ(0, pfm_write_pmds(fd, &pd, 1));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	ASSERT_EQ(0, sim_tick(1000));
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
+	TH_LOG("message: pmds %#llx ip %#llx",
+	       (unsigned long long)msg.pfm_ovfl_msg.msg_ovfl_pmds[0],
+	       (unsigned long long)msg.pfm_ovfl_msg.msg_ovfl_ip);
+	EXPECT_EQ(PFM_MSG_OVFL, msg.type);
+	EXPECT_EQ(1, msg.pfm_ovfl_msg.msg_ovfl_pmds[0]);
+	EXPECT_EQ(0xffffull << 48, msg.pfm_ovfl_msg.msg_ovfl_ip & (0xffffull << 48));
+	EXPECT_EQ(-1, pfm_start(fd, NULL));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, sim_tick(1000));	/* masked: not counted */
+	ASSERT_EQ(0, pfm_restart(fd));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(777, pfm_read_pmd(fd, 0, 0));
 	close(fd);
 }
 
