@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cred.h>
@@ -306,6 +307,11 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 
 	a->req = req;
 	if (pfm_ctx_is_system(ctx)) {
+		/* A CPU's samples show every user's threads and addresses. */
+		if (!perfmon_capable()) {
+			pr_info_ratelimited("system-wide monitoring needs CAP_PERFMON (or CAP_SYS_ADMIN): run the monitor with it, or monitor threads\n");
+			return -EACCES;
+		}
 		a->cpu = req->load_pid;
 		if (req->load_pid >= nr_cpu_ids || !cpu_online(a->cpu))
 			return -EINVAL;
@@ -348,7 +354,8 @@ static int __pfm_load_undo(struct pfm_context *ctx, void *arg)
  * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
  * the thread carries a context, the CPU has one, or task and system
  * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
- * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -ESRCH no
+ * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
+ * system-wide without CAP_PERFMON (or CAP_SYS_ADMIN); -ESRCH no
  * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM.
  */
 int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)

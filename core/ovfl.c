@@ -290,6 +290,17 @@ static bool pfm_overflow(struct pfm_context *ctx, struct pfm_event_set *set,
 	return p.wake;
 }
 
+/*
+ * The instruction pointer a sample or message shows: a kernel address
+ * only to a monitor that may see them (as perf's exclude_kernel rule).
+ */
+static u64 pfm_sample_ip(struct pfm_context *ctx, struct pt_regs *regs)
+{
+	if (!regs || (!user_mode(regs) && !ctx->kernel_ips))
+		return 0;
+	return instruction_pointer(regs);
+}
+
 /**
  * pfm_interrupt() - a PMU reports counter wraps on this CPU
  * @ovfl_pmds: bitmap of the PMDs (PFM_MAX_PMDS bits) that wrapped
@@ -329,8 +340,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 			__set_bit(i, ovfl64);
 	}
 	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS))
-		wake = pfm_overflow(ctx, set, ovfl64,
-				    regs ? instruction_pointer(regs) : 0);
+		wake = pfm_overflow(ctx, set, ovfl64, pfm_sample_ip(ctx, regs));
 unlock:
 	spin_unlock(&ctx->lock);
 	/* Wake-ups take scheduler locks, which nest outside ctx->lock. */

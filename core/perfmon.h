@@ -137,6 +137,9 @@ struct vm_area_struct;
  * @task_ended: per-thread: the thread passed its last context switch
  * @cpu: system-wide: the monitored CPU while loaded, else -1
  * @uid: owner, for the per-user limit (set at creation, then constant)
+ * @kernel_ips: the opener may see kernel addresses (perfmon_capable());
+ *              otherwise samples and messages of overflows taken in
+ *              kernel mode carry IP 0 (set at open, then constant)
  * @switch_timer: time-based set switching on @live_cpu
  * @msgq: message ring; @msgq_head is the next to read, @msgq_tail the
  *        next free slot (indices modulo PFM_MSGS_COUNT, both free-running)
@@ -178,6 +181,7 @@ struct pfm_context {
 	bool task_ended;
 	int cpu;
 	kuid_t uid;
+	bool kernel_ips;
 	struct hrtimer switch_timer;
 	union pfarg_msg msgq[PFM_MSGS_COUNT];
 	unsigned int msgq_head;

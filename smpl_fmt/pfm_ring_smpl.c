@@ -161,6 +161,8 @@ static bool ring_has_room(struct ring *r, size_t need)
 {
 	u64 used;
 
+	if (need > r->size)	/* not with the largest sample and a page */
+		return false;
 	if (r->overwrite) {
 		ring_make_room(r, need);
 		return true;

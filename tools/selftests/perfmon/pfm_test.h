@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -350,6 +351,22 @@ static inline void spinner_stop(struct spinner *s)
 {
 	atomic_store(&s->stop, 1);
 	pthread_join(s->thread, NULL);
+}
+
+/*
+ * Run @fn in a child process (which may drop privileges) and return its
+ * exit status (what @fn returned, 0-255), or -1 when it did not exit.
+ */
+static inline int run_child(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 #endif /* _PFM_TEST_H */
