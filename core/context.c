@@ -57,6 +57,8 @@ static void pfm_user_uncharge(kuid_t uid)
 	xa_unlock(&pfm_user_ctxs);
 }
 
+static void pfm_context_free_work(struct work_struct *work);
+
 /**
  * pfm_context_alloc() - allocate a context in state NEW
  *
@@ -91,6 +93,7 @@ struct pfm_context *pfm_context_alloc(void)
 	ctx->kernel_ips = perfmon_capable();
 	init_waitqueue_head(&ctx->msgq_wait);
 	pfm_block_init(ctx);
+	INIT_WORK(&ctx->free_work, pfm_context_free_work);
 	pfm_switch_timer_init(ctx);
 	pfm_ctx_exit_init(ctx);
 	__module_get(THIS_MODULE);
@@ -123,6 +126,25 @@ static void pfm_context_free(struct pfm_context *ctx)
 	 * which keep the module text alive past this return.
 	 */
 	module_put(THIS_MODULE);
+}
+
+static void pfm_context_free_work(struct work_struct *work)
+{
+	pfm_context_free(container_of(work, struct pfm_context, free_work));
+}
+
+/**
+ * pfm_ctx_put_async() - drop a reference; the last one frees on pfm_wq
+ * @ctx: the context
+ *
+ * For code of perfmon.ko that runs outside its file operations and
+ * pfm_wq (a task work): freeing drops the module reference, and the
+ * module must not go away before that code has returned.
+ */
+void pfm_ctx_put_async(struct pfm_context *ctx)
+{
+	if (refcount_dec_and_test(&ctx->refs))
+		queue_work(pfm_wq, &ctx->free_work);
 }
 
 /**

@@ -164,7 +164,7 @@ static void pfm_block_fn(struct callback_head *cb)
 	spin_lock_irqsave(&ctx->lock, flags);
 	ctx->block_queued = false;
 	spin_unlock_irqrestore(&ctx->lock, flags);
-	pfm_ctx_put(ctx);
+	pfm_ctx_put_async(ctx);
 }
 
 void pfm_block_init(struct pfm_context *ctx)

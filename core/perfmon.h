@@ -162,6 +162,7 @@ struct vm_area_struct;
  *                outside @lock)
  * @block_work: stops the monitored thread on its return to user space
  * @block_queued: @block_work is queued on the monitored thread
+ * @free_work: frees the context on pfm_wq (pfm_ctx_put_async())
  */
 struct pfm_context {
 	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -201,6 +202,7 @@ struct pfm_context {
 	wait_queue_head_t restart_wait;
 	struct callback_head block_work;
 	bool block_queued;
+	struct work_struct free_work;
 };
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
@@ -221,6 +223,7 @@ extern unsigned int pfm_ctx_per_user_max;
 struct pfm_context *pfm_context_alloc(void);
 void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
+void pfm_ctx_put_async(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 					  u16 id);
 void pfm_event_set_free(struct pfm_event_set *set);
