@@ -10,6 +10,7 @@
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include "perfmon.h"
@@ -243,13 +244,14 @@ struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id)
 /**
  * __pfm_create_context() - turn a NEW context into an UNLOADED one
  * @ctx: the context, locked
- * @req: flags (reserved fields already checked by the caller)
+ * @req: flags
  * @pmu: description, referenced; the context keeps the reference
  * @set0: event set 0, allocated for @pmu
  * @smpl: sampling buffer (pfm_smpl_buf_create()), or NULL
  *
  * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
- * flags.  On error the caller still owns @pmu, @set0 and @smpl.
+ * flags or a non-zero reserved field.  On error the caller still owns
+ * @pmu, @set0 and @smpl.
  */
 int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 			 struct pfm_pmu_config *pmu,
@@ -262,7 +264,8 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->state != PFM_CTX_NEW)
 		return -EBUSY;
-	if (req->ctx_flags & ~known)
+	if ((req->ctx_flags & ~known) || req->ctx_reserved1 ||
+	    memchr_inv(req->ctx_reserved2, 0, sizeof(req->ctx_reserved2)))
 		return -EINVAL;
 	/* A system-wide context has no thread to block. */
 	if ((req->ctx_flags & PFM_FL_SYSTEM_WIDE) &&

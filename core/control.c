@@ -218,8 +218,12 @@ static bool pfm_may_monitor(struct task_struct *task)
 	return ok;
 }
 
-/* Find the thread @tid and check the caller may monitor it. */
-static struct task_struct *pfm_get_target(pid_t tid)
+/*
+ * Find the thread @tid and check the caller may monitor it.  Kernel
+ * callers (@kernel) are trusted; a kernel thread, which never returns to
+ * user space to install a hook, may only monitor itself.
+ */
+static struct task_struct *pfm_get_target(pid_t tid, bool kernel)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -229,6 +233,9 @@ static struct task_struct *pfm_get_target(pid_t tid)
 	put_pid(pid);
 	if (!task)
 		return ERR_PTR(-ESRCH);
+	if (kernel && !(task->flags & PF_EXITING) &&
+	    (!(task->flags & PF_KTHREAD) || task == current))
+		return task;
 	if (task->flags & (PF_KTHREAD | PF_EXITING) || !pfm_may_monitor(task)) {
 		int ret = task->flags & PF_EXITING ? -ESRCH : -EPERM;
 
@@ -308,7 +315,7 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 	a->req = req;
 	if (pfm_ctx_is_system(ctx)) {
 		/* A CPU's samples show every user's threads and addresses. */
-		if (!perfmon_capable()) {
+		if (!ctx->kernel && !perfmon_capable()) {
 			pr_info_ratelimited("system-wide monitoring needs CAP_PERFMON (or CAP_SYS_ADMIN): run the monitor with it, or monitor threads\n");
 			return -EACCES;
 		}
@@ -317,7 +324,7 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 			return -EINVAL;
 		return 0;
 	}
-	a->task = pfm_get_target(req->load_pid);
+	a->task = pfm_get_target(req->load_pid, ctx->kernel);
 	if (IS_ERR(a->task))
 		return PTR_ERR(a->task);
 	/* Blocked on its own notification, who would restart it? */

@@ -67,12 +67,10 @@ static long pfm_ioctl_version(void __user *uarg)
 	return copy_to_user(uarg, &ver, sizeof(ver)) ? -EFAULT : 0;
 }
 
+/* The context's own reserved fields are checked by the core. */
 static bool pfm_create_reserved_ok(const struct pfarg_create *req)
 {
-	return !req->ctx.ctx_reserved1 &&
-	       !memchr_inv(req->ctx.ctx_reserved2, 0,
-			   sizeof(req->ctx.ctx_reserved2)) &&
-	       !req->create_reserved1 &&
+	return !req->create_reserved1 &&
 	       !memchr_inv(req->create_reserved2, 0,
 			   sizeof(req->create_reserved2));
 }
@@ -80,69 +78,31 @@ static bool pfm_create_reserved_ok(const struct pfarg_create *req)
 /* Largest sampling-format argument accepted. */
 #define PFM_FMT_ARG_MAX		PAGE_SIZE
 
-/* The sampling buffer a creation asks for: NULL for none, or an ERR_PTR. */
-static struct pfm_smpl_buf *pfm_create_smpl(const struct pfarg_create *req)
-{
-	struct pfm_smpl_buf *buf;
-	void *arg;
-
-	if (!req->create_fmt_name[0])
-		return req->create_fmt_arg || req->create_fmt_arg_size ?
-		       ERR_PTR(-EINVAL) : NULL;
-	if (req->create_fmt_arg_size > PFM_FMT_ARG_MAX)
-		return ERR_PTR(-EINVAL);
-	arg = memdup_user(u64_to_user_ptr(req->create_fmt_arg),
-			  req->create_fmt_arg_size);
-	if (IS_ERR(arg))
-		return arg;
-	buf = pfm_smpl_buf_create(req->create_fmt_name, arg,
-				  req->create_fmt_arg_size, req->ctx.ctx_flags);
-	kfree(arg);
-	return buf;
-}
-
 static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 {
-	struct pfm_smpl_buf *smpl = NULL;
-	struct pfm_pmu_config *pmu;
-	struct pfm_event_set *set0;
+	struct pfm_create_args a = { .charge = true };
 	struct pfarg_create req;
-	unsigned long flags;
+	void *arg = NULL;
 	int ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	if (!pfm_create_reserved_ok(&req) ||
-	    strnlen(req.create_fmt_name, PFM_NAME_LEN) == PFM_NAME_LEN)
+	    strnlen(req.create_fmt_name, PFM_NAME_LEN) == PFM_NAME_LEN ||
+	    req.create_fmt_arg_size > PFM_FMT_ARG_MAX ||
+	    (!req.create_fmt_name[0] && req.create_fmt_arg))
 		return -EINVAL;
-
-	pmu = pfm_pmu_get();
-	if (!pmu) {
-		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
-		return -ENODEV;
+	if (req.create_fmt_name[0] && req.create_fmt_arg_size) {
+		arg = memdup_user(u64_to_user_ptr(req.create_fmt_arg),
+				  req.create_fmt_arg_size);
+		if (IS_ERR(arg))
+			return PTR_ERR(arg);
 	}
-	set0 = pfm_event_set_alloc(pmu, 0);
-	if (!set0) {
-		ret = -ENOMEM;
-		goto put_pmu;
-	}
-	smpl = pfm_create_smpl(&req);
-	if (IS_ERR(smpl)) {
-		ret = PTR_ERR(smpl);
-		goto free_set0;
-	}
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	ret = __pfm_create_context(ctx, &req.ctx, pmu, set0, smpl);
-	spin_unlock_irqrestore(&ctx->lock, flags);
-	if (!ret)
-		return 0;
-
-	pfm_smpl_buf_free(smpl);
-free_set0:
-	pfm_event_set_free(set0);
-put_pmu:
-	pfm_pmu_put(pmu);
+	a.fmt_name = req.create_fmt_name;
+	a.fmt_arg = arg;
+	a.fmt_arg_size = req.create_fmt_arg_size;
+	ret = pfm_create(ctx, &req.ctx, &a);
+	kfree(arg);
 	return ret;
 }
 
@@ -173,164 +133,38 @@ static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 	return ret;
 }
 
-/* The array of an array call, as passed to the core through a pfm_ctx_fn. */
-struct pfm_array_args {
-	void *req;
-	unsigned int count;
-	struct pfm_event_set **spare;
-};
+/* The core's array calls, on the array in kernel memory. */
+typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
+			    unsigned int count);
 
-/*
- * An array call on a context: @fn runs under the context lock, on the
- * CPU where the context is live (pfm_ctx_call()).
- */
+/* pfm_dev_<call>(): the core's array call <call>, taking the array as void *. */
+#define PFM_DEV_ARRAY_FN(call, type)					\
+static int pfm_dev_##call(struct pfm_context *ctx, void *req,		\
+			  unsigned int count)				\
+{									\
+	return pfm_##call(ctx, (type *)req, count);			\
+}
+
+PFM_DEV_ARRAY_FN(write_pmcs, struct pfarg_pmc)
+PFM_DEV_ARRAY_FN(write_pmds, struct pfarg_pmd)
+PFM_DEV_ARRAY_FN(read_pmds, struct pfarg_pmd)
+PFM_DEV_ARRAY_FN(create_evtsets, struct pfarg_setdesc)
+PFM_DEV_ARRAY_FN(delete_evtsets, struct pfarg_setdesc)
+PFM_DEV_ARRAY_FN(getinfo_evtsets, struct pfarg_setinfo)
+PFM_DEV_ARRAY_FN(set_drv_config, struct pfarg_drv_cfg)
+PFM_DEV_ARRAY_FN(get_drv_config, struct pfarg_drv_cfg)
+
+/* An array call on a context: copy in, call the core, copy out. */
 static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
-			    size_t esize, pfm_ctx_fn fn)
-{
-	struct pfm_array_args a;
-	struct pfarg_array arr;
-	int ret;
-
-	a.req = pfm_array_in(uarg, esize, &arr);
-	if (IS_ERR(a.req))
-		return PTR_ERR(a.req);
-	a.count = arr.arr_count;
-	ret = pfm_ctx_call(ctx, fn, &a);
-	return pfm_array_out(&arr, esize, a.req, ret);
-}
-
-static int pfm_array_write_pmcs(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_write_pmcs(ctx, a->req, a->count);
-}
-
-static int pfm_array_write_pmds(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_write_pmds(ctx, a->req, a->count);
-}
-
-static int pfm_array_read_pmds(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_read_pmds(ctx, a->req, a->count);
-}
-
-/*
- * Driver settings are checked in the caller's context before the core
- * takes the context lock (pfm_set_drv_config()), so they do not go
- * through pfm_ioctl_array()'s pfm_ctx_call().
- */
-static long pfm_ioctl_drv_config(struct pfm_context *ctx, void __user *uarg,
-				 bool set)
+			    size_t esize, pfm_array_fn fn)
 {
 	struct pfarg_array arr;
 	void *req;
-	int ret;
 
-	req = pfm_array_in(uarg, sizeof(struct pfarg_drv_cfg), &arr);
+	req = pfm_array_in(uarg, esize, &arr);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
-	if (set)
-		ret = pfm_set_drv_config(ctx, req, arr.arr_count);
-	else
-		ret = pfm_get_drv_config(ctx, req, arr.arr_count);
-	return pfm_array_out(&arr, sizeof(struct pfarg_drv_cfg), req, ret);
-}
-
-static int pfm_array_delete_evtsets(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_delete_evtsets(ctx, a->req, a->count);
-}
-
-static int pfm_array_getinfo_evtsets(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_getinfo_evtsets(ctx, a->req, a->count);
-}
-
-static int pfm_array_create_evtsets(struct pfm_context *ctx, void *arg)
-{
-	struct pfm_array_args *a = arg;
-
-	return __pfm_create_evtsets(ctx, a->req, a->count, a->spare);
-}
-
-/* Sets named by @req that do not exist yet (a hint: rechecked later). */
-static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
-				       const struct pfarg_setdesc *req,
-				       unsigned int count)
-{
-	unsigned long flags;
-	unsigned int i, n = 0;
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	if (ctx->state != PFM_CTX_NEW)
-		for (i = 0; i < count; i++)
-			n += !pfm_find_set(ctx, req[i].set_id);
-	spin_unlock_irqrestore(&ctx->lock, flags);
-	return n;
-}
-
-static void pfm_free_spares(struct pfm_event_set **spare, unsigned int n)
-{
-	while (n--)
-		if (spare[n])
-			pfm_event_set_free(spare[n]);
-	kfree(spare);
-}
-
-/*
- * PFM_CREATE_EVTSETS: sets are allocated before the lock is taken, then
- * the core takes what it needs.  A concurrent creation can make the
- * guess short: then allocate again.
- */
-static long pfm_ioctl_create_evtsets(struct pfm_context *ctx,
-				     void __user *uarg)
-{
-	const size_t esize = sizeof(struct pfarg_setdesc);
-	struct pfm_array_args a;
-	struct pfarg_array arr;
-	unsigned int i, n;
-	int ret;
-
-	a.req = pfm_array_in(uarg, esize, &arr);
-	if (IS_ERR(a.req))
-		return PTR_ERR(a.req);
-	a.count = arr.arr_count;
-	do {
-		n = pfm_count_new_sets(ctx, a.req, a.count);
-		a.spare = kcalloc(n + 1, sizeof(*a.spare), GFP_KERNEL);
-		ret = a.spare ? 0 : -ENOMEM;
-		for (i = 0; !ret && i < n; i++) {
-			a.spare[i] = pfm_event_set_alloc(ctx->pmu, 0);
-			if (!a.spare[i])
-				ret = -ENOMEM;
-		}
-		if (!ret)
-			ret = pfm_ctx_call(ctx, pfm_array_create_evtsets, &a);
-		if (a.spare)
-			pfm_free_spares(a.spare, n);
-	} while (ret == -EAGAIN);
-	return pfm_array_out(&arr, esize, a.req, ret);
-}
-
-static long pfm_ioctl_delete_evtsets(struct pfm_context *ctx,
-				     void __user *uarg)
-{
-	long ret;
-
-	ret = pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-			      pfm_array_delete_evtsets);
-	pfm_free_dead_sets(ctx);
-	return ret;
+	return pfm_array_out(&arr, esize, req, fn(ctx, req, arr.arr_count));
 }
 
 static long pfm_ioctl_load(struct pfm_context *ctx, void __user *uarg)
@@ -342,23 +176,13 @@ static long pfm_ioctl_load(struct pfm_context *ctx, void __user *uarg)
 	return pfm_load_context(ctx, &req);
 }
 
-static int pfm_call_start(struct pfm_context *ctx, void *arg)
-{
-	return __pfm_start(ctx, arg);
-}
-
 static long pfm_ioctl_start(struct pfm_context *ctx, void __user *uarg)
 {
 	struct pfarg_start req;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	return pfm_ctx_call(ctx, pfm_call_start, &req);
-}
-
-static int pfm_call_stop(struct pfm_context *ctx, void *arg)
-{
-	return __pfm_stop(ctx);
+	return pfm_start(ctx, &req);
 }
 
 static long pfm_ioctl_pmu_info(void __user *uarg)
@@ -402,13 +226,13 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return pfm_ioctl_create(ctx, uarg);
 	case PFM_WRITE_PMCS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmc),
-				       pfm_array_write_pmcs);
+				       pfm_dev_write_pmcs);
 	case PFM_WRITE_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_array_write_pmds);
+				       pfm_dev_write_pmds);
 	case PFM_READ_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_array_read_pmds);
+				       pfm_dev_read_pmds);
 	case PFM_LOAD_CONTEXT:
 		return pfm_ioctl_load(ctx, uarg);
 	case PFM_UNLOAD_CONTEXT:
@@ -416,20 +240,24 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case PFM_START:
 		return pfm_ioctl_start(ctx, uarg);
 	case PFM_STOP:
-		return pfm_ctx_call(ctx, pfm_call_stop, NULL);
+		return pfm_stop(ctx);
 	case PFM_RESTART:
 		return pfm_restart(ctx);
 	case PFM_CREATE_EVTSETS:
-		return pfm_ioctl_create_evtsets(ctx, uarg);
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
+				       pfm_dev_create_evtsets);
 	case PFM_DELETE_EVTSETS:
-		return pfm_ioctl_delete_evtsets(ctx, uarg);
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
+				       pfm_dev_delete_evtsets);
 	case PFM_SET_DRV_CONFIG:
-		return pfm_ioctl_drv_config(ctx, uarg, true);
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
+				       pfm_dev_set_drv_config);
 	case PFM_GET_DRV_CONFIG:
-		return pfm_ioctl_drv_config(ctx, uarg, false);
+		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
+				       pfm_dev_get_drv_config);
 	case PFM_GETINFO_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
-				       pfm_array_getinfo_evtsets);
+				       pfm_dev_getinfo_evtsets);
 	default:
 		return -ENOTTY;
 	}

@@ -11,6 +11,7 @@
  * pending, read() returns 0 and takes them all.
  */
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -43,6 +44,9 @@ static bool pfm_msgq_add(struct pfm_context *ctx, const union pfarg_msg *msg)
  */
 void pfm_msg_wake(struct pfm_context *ctx)
 {
+	/* A kernel context's owner waits on its own completion. */
+	if (ctx->kcompl)
+		complete(ctx->kcompl);
 	wake_up_interruptible(&ctx->msgq_wait);
 	kill_fasync(&ctx->async_queue, SIGIO, POLL_IN);
 }
@@ -153,6 +157,23 @@ static bool pfm_msgq_ready(struct pfm_context *ctx)
 }
 
 /**
+ * pfm_msg_take() - take one message, or the wake-ups without one
+ * @ctx: the context, not locked
+ * @msg: where the message goes
+ *
+ * Return: sizeof(*@msg) with a message; 0 when only wake-ups without a
+ * message were pending (all taken); -EAGAIN when nothing was.
+ */
+ssize_t pfm_msg_take(struct pfm_context *ctx, union pfarg_msg *msg)
+{
+	bool woken = false;
+
+	if (pfm_msgq_take(ctx, msg, &woken))
+		return sizeof(*msg);
+	return woken ? 0 : -EAGAIN;
+}
+
+/**
  * pfm_msg_read() - read one message
  * @ctx: the context
  * @buf: user buffer
@@ -166,15 +187,12 @@ static bool pfm_msgq_ready(struct pfm_context *ctx)
 ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		     bool nonblock)
 {
-	bool woken = false;
 	union pfarg_msg msg;
-	int ret;
+	ssize_t ret;
 
 	if (size < sizeof(msg))
 		return -EINVAL;
-	while (!pfm_msgq_take(ctx, &msg, &woken)) {
-		if (woken)
-			return 0;
+	while ((ret = pfm_msg_take(ctx, &msg)) == -EAGAIN) {
 		if (nonblock)
 			return -EAGAIN;
 		ret = wait_event_interruptible(ctx->msgq_wait,
@@ -182,6 +200,8 @@ ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		if (ret)
 			return ret;
 	}
+	if (ret <= 0)
+		return ret;
 	return copy_to_user(buf, &msg, sizeof(msg)) ? -EFAULT : sizeof(msg);
 }
 

@@ -113,6 +113,7 @@ struct pfm_event_set {
 
 struct pfm_hook;
 struct vm_area_struct;
+struct completion;
 
 /* Messages queued for read(): perfmon2's depth. */
 #define PFM_MSGS_COUNT	64
@@ -163,6 +164,10 @@ struct vm_area_struct;
  * @block_work: stops the monitored thread on its return to user space
  * @block_queued: @block_work is queued on the monitored thread
  * @free_work: frees the context on pfm_wq (pfm_ctx_put_async())
+ * @kernel: created through the kernel API: no user permission checks,
+ *          kernel threads may monitor themselves (constant)
+ * @kcompl: kernel API: completed at each wake-up (constant)
+ * @kapi_node: kernel API: in its list of open contexts (its mutex)
  */
 struct pfm_context {
 	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -203,6 +208,9 @@ struct pfm_context {
 	struct callback_head block_work;
 	bool block_queued;
 	struct work_struct free_work;
+	bool kernel;
+	struct completion *kcompl;
+	struct list_head kapi_node;
 };
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
@@ -298,6 +306,40 @@ int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
 		       unsigned int count);
 void pfm_cfg_init(struct pfm_context *ctx);
 
+/* core/calls.c: the calls of both front ends, arguments in kernel memory */
+
+/**
+ * struct pfm_create_args - the sampling format of a context creation
+ * @fmt_name: format name, or NULL / "" for none
+ * @fmt_arg: its argument (kernel memory), or NULL
+ * @fmt_arg_size: bytes at @fmt_arg
+ * @charge: charge the buffer to the caller's RLIMIT_MEMLOCK (user
+ *          callers; kernel buffers are not a user's)
+ */
+struct pfm_create_args {
+	const char *fmt_name;
+	const void *fmt_arg;
+	size_t fmt_arg_size;
+	bool charge;
+};
+
+int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
+	       const struct pfm_create_args *a);
+int pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
+		   unsigned int count);
+int pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		   unsigned int count);
+int pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		  unsigned int count);
+int pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count);
+int pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count);
+int pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
+			unsigned int count);
+int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
+int pfm_stop(struct pfm_context *ctx);
+
 /* core/ovfl.c */
 void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		   unsigned int i, bool long_reset, bool live);
@@ -306,9 +348,13 @@ void pfm_block_init(struct pfm_context *ctx);
 
 /* core/smpl.c */
 struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
-					 size_t arg_size, u32 ctx_flags);
+					 size_t arg_size, u32 ctx_flags,
+					 bool charge);
 void pfm_smpl_buf_free(struct pfm_smpl_buf *buf);
 int pfm_smpl_mmap(struct pfm_context *ctx, struct vm_area_struct *vma);
+int pfm_smpl_copy(struct pfm_context *ctx, u64 pos, size_t len,
+		  int (*fn)(void *priv, const void *chunk, size_t len),
+		  void *priv);
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, u64 tstamp);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
@@ -318,6 +364,7 @@ void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
 void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 		       u64 ip);
 void pfm_msg_post_wake(struct pfm_context *ctx);
+ssize_t pfm_msg_take(struct pfm_context *ctx, union pfarg_msg *msg);
 void pfm_msg_wake(struct pfm_context *ctx);
 ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		     bool nonblock);

@@ -147,7 +147,8 @@ static void pfm_smpl_uncharge(struct pfm_smpl_buf *buf)
 }
 
 /* Allocate and charge the pages of @buf, sized by its format for @arg. */
-static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg)
+static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg,
+				bool charge)
 {
 	size_t size = buf->fmt->getsize(arg);
 	int ret;
@@ -155,7 +156,7 @@ static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg)
 	if (!size || size > PFM_SMPL_MAX_BYTES)
 		return -EINVAL;
 	buf->size = PAGE_ALIGN(size);
-	ret = pfm_smpl_charge(buf);
+	ret = charge ? pfm_smpl_charge(buf) : 0;
 	if (ret)
 		return ret;
 	buf->addr = vmalloc_user(buf->size);
@@ -172,13 +173,15 @@ static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg)
  * @arg: its argument, in kernel memory
  * @arg_size: bytes at @arg; must be the format's argument size
  * @ctx_flags: PFM_FL_* of the context
+ * @charge: charge the pages to the caller's RLIMIT_MEMLOCK
  *
  * Context: process context; may sleep (may load the format's module).
  * Return: the buffer, or an ERR_PTR: -ENOENT no such format; -EINVAL bad
  * argument or size; -ENOMEM, also over RLIMIT_MEMLOCK.
  */
 struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
-					 size_t arg_size, u32 ctx_flags)
+					 size_t arg_size, u32 ctx_flags,
+					 bool charge)
 {
 	const struct pfm_smpl_fmt *fmt;
 	struct pfm_smpl_buf *buf;
@@ -197,7 +200,7 @@ struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 		goto put_fmt;
 	buf = &smpl->buf;
 	buf->fmt = fmt;
-	ret = pfm_smpl_alloc_pages(buf, arg);
+	ret = pfm_smpl_alloc_pages(buf, arg, charge);
 	if (ret)
 		goto free_buf;
 	ret = fmt->init(buf, ctx_flags, arg);
@@ -295,6 +298,53 @@ void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to)
 	if (buf && buf->fmt->set_switch)
 		buf->fmt->set_switch(buf, from, to, raw_smp_processor_id(),
 				     ktime_get_ns());
+}
+
+/**
+ * pfm_smpl_copy() - hand a byte range of a context's buffer to @fn
+ * @ctx: the context, referenced
+ * @pos: first byte: an offset in the buffer, or for a ring a free-running
+ *       data offset (as data_tail), taken modulo the data area's size
+ * @len: bytes; within the buffer, or at most the ring's data area
+ * @fn: called with chunks of at most PAGE_SIZE, split at page boundaries
+ *      and at the ring's wrap, in order
+ * @priv: passed to @fn
+ *
+ * The bytes are not locked against the writer: copy what the format
+ * says is stable (a ring's bytes from tail to head, a stopped context).
+ *
+ * Context: as @fn allows; no lock held.
+ * Return: 0; -ENODEV no buffer; -EOPNOTSUPP the format has no data
+ * area; -EINVAL range outside it; else what @fn returned.
+ */
+int pfm_smpl_copy(struct pfm_context *ctx, u64 pos, size_t len,
+		  int (*fn)(void *priv, const void *chunk, size_t len),
+		  void *priv)
+{
+	struct pfm_smpl_buf *buf = ctx->smpl;
+	size_t size, off, n;
+	void *base;
+	bool ring;
+	int ret;
+
+	if (!buf)
+		return -ENODEV;
+	if (!buf->fmt->data_area)
+		return -EOPNOTSUPP;
+	buf->fmt->data_area(buf, &base, &size, &ring);
+	if (ring ? len > size : pos > size || len > size - pos)
+		return -EINVAL;
+	while (len) {
+		off = ring ? pos & (size - 1) : pos;
+		n = min3(len, size - off,
+			 PAGE_SIZE - offset_in_page(base + off));
+		ret = fn(priv, base + off, n);
+		if (ret)
+			return ret;
+		pos += n;
+		len -= n;
+	}
+	return 0;
 }
 
 /**

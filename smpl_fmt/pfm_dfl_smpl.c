@@ -103,6 +103,17 @@ static void dfl_restart(struct pfm_smpl_buf *buf)
 	hdr->hdr_cur_offs = sizeof(*hdr);
 }
 
+/* Copy-out offsets are offsets in the buffer, header included. */
+static void dfl_data_area(struct pfm_smpl_buf *buf, void **base, size_t *size,
+			  bool *ring)
+{
+	struct pfm_dfl_smpl_hdr *hdr = buf->addr;
+
+	*base = buf->addr;
+	*size = hdr->hdr_buf_size;
+	*ring = false;
+}
+
 static struct pfm_smpl_fmt dfl_fmt = {
 	.name		= PFM_DFL_SMPL_NAME,
 	.owner		= THIS_MODULE,
@@ -112,6 +123,7 @@ static struct pfm_smpl_fmt dfl_fmt = {
 	.init		= dfl_init,
 	.handler	= dfl_handler,
 	.restart	= dfl_restart,
+	.data_area	= dfl_data_area,
 };
 
 static int __init pfm_dfl_smpl_init(void)

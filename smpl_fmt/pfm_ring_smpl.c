@@ -282,6 +282,17 @@ static void ring_set_switch(struct pfm_smpl_buf *buf, u16 from, u16 to,
 	ring_publish(r);
 }
 
+/* Copy-out offsets run free, as data_head and data_tail. */
+static void ring_data_area(struct pfm_smpl_buf *buf, void **base,
+			   size_t *size, bool *ring)
+{
+	struct ring *r = buf->priv;
+
+	*base = r->data;
+	*size = r->size;
+	*ring = true;
+}
+
 static struct pfm_smpl_fmt ring_fmt = {
 	.name		= PFM_RING_SMPL_NAME,
 	.owner		= THIS_MODULE,
@@ -292,6 +303,7 @@ static struct pfm_smpl_fmt ring_fmt = {
 	.handler	= ring_handler,
 	.set_switch	= ring_set_switch,
 	.exit		= ring_exit,
+	.data_area	= ring_data_area,
 };
 
 static int __init pfm_ring_smpl_init(void)

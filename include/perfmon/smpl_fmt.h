@@ -88,6 +88,9 @@ struct pfm_smpl_buf {
  * @set_switch: the context switched from set @from to set @to
  *              (optional).  Context lock held, interrupts disabled.
  * @exit: release what @init set up (optional).  Process context.
+ * @data_area: where the records are, for the kernel API's copy-out
+ *             (optional): *@base and *@size bytes; *@ring when offsets
+ *             run free and wrap modulo *@size (a power of two)
  * @list: the core's list of formats (the core's; leave zero)
  * @kobj: its sysfs directory (the core's; leave zero)
  *
@@ -108,6 +111,8 @@ struct pfm_smpl_fmt {
 	void (*set_switch)(struct pfm_smpl_buf *buf, u16 from, u16 to,
 			   u16 cpu, u64 tstamp);
 	void (*exit)(struct pfm_smpl_buf *buf);
+	void (*data_area)(struct pfm_smpl_buf *buf, void **base, size_t *size,
+			  bool *ring);
 	struct list_head list;
 	struct kobject *kobj;
 };
