@@ -302,3 +302,23 @@ int pfm_stop(struct pfm_context *ctx)
 {
 	return pfm_ctx_call(ctx, pfm_call_stop, NULL);
 }
+
+/*
+ * pfm_array_<call>(): <call> taking its array as void *, so that a front
+ * end drives every array call through one pfm_array_fn.
+ */
+#define PFM_ARRAY_FN(call, type)					\
+int pfm_array_##call(struct pfm_context *ctx, void *req,		\
+		     unsigned int count)				\
+{									\
+	return pfm_##call(ctx, (type *)req, count);			\
+}
+
+PFM_ARRAY_FN(write_pmcs, struct pfarg_pmc)
+PFM_ARRAY_FN(write_pmds, struct pfarg_pmd)
+PFM_ARRAY_FN(read_pmds, struct pfarg_pmd)
+PFM_ARRAY_FN(create_evtsets, struct pfarg_setdesc)
+PFM_ARRAY_FN(delete_evtsets, struct pfarg_setdesc)
+PFM_ARRAY_FN(getinfo_evtsets, struct pfarg_setinfo)
+PFM_ARRAY_FN(set_drv_config, struct pfarg_drv_cfg)
+PFM_ARRAY_FN(get_drv_config, struct pfarg_drv_cfg)

@@ -133,27 +133,6 @@ static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 	return ret;
 }
 
-/* The core's array calls, on the array in kernel memory. */
-typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
-			    unsigned int count);
-
-/* pfm_dev_<call>(): the core's array call <call>, taking the array as void *. */
-#define PFM_DEV_ARRAY_FN(call, type)					\
-static int pfm_dev_##call(struct pfm_context *ctx, void *req,		\
-			  unsigned int count)				\
-{									\
-	return pfm_##call(ctx, (type *)req, count);			\
-}
-
-PFM_DEV_ARRAY_FN(write_pmcs, struct pfarg_pmc)
-PFM_DEV_ARRAY_FN(write_pmds, struct pfarg_pmd)
-PFM_DEV_ARRAY_FN(read_pmds, struct pfarg_pmd)
-PFM_DEV_ARRAY_FN(create_evtsets, struct pfarg_setdesc)
-PFM_DEV_ARRAY_FN(delete_evtsets, struct pfarg_setdesc)
-PFM_DEV_ARRAY_FN(getinfo_evtsets, struct pfarg_setinfo)
-PFM_DEV_ARRAY_FN(set_drv_config, struct pfarg_drv_cfg)
-PFM_DEV_ARRAY_FN(get_drv_config, struct pfarg_drv_cfg)
-
 /* An array call on a context: copy in, call the core, copy out. */
 static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
 			    size_t esize, pfm_array_fn fn)
@@ -226,13 +205,13 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return pfm_ioctl_create(ctx, uarg);
 	case PFM_WRITE_PMCS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmc),
-				       pfm_dev_write_pmcs);
+				       pfm_array_write_pmcs);
 	case PFM_WRITE_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_dev_write_pmds);
+				       pfm_array_write_pmds);
 	case PFM_READ_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_dev_read_pmds);
+				       pfm_array_read_pmds);
 	case PFM_LOAD_CONTEXT:
 		return pfm_ioctl_load(ctx, uarg);
 	case PFM_UNLOAD_CONTEXT:
@@ -245,19 +224,19 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return pfm_restart(ctx);
 	case PFM_CREATE_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       pfm_dev_create_evtsets);
+				       pfm_array_create_evtsets);
 	case PFM_DELETE_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       pfm_dev_delete_evtsets);
+				       pfm_array_delete_evtsets);
 	case PFM_SET_DRV_CONFIG:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       pfm_dev_set_drv_config);
+				       pfm_array_set_drv_config);
 	case PFM_GET_DRV_CONFIG:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       pfm_dev_get_drv_config);
+				       pfm_array_get_drv_config);
 	case PFM_GETINFO_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
-				       pfm_dev_getinfo_evtsets);
+				       pfm_array_getinfo_evtsets);
 	default:
 		return -ENOTTY;
 	}

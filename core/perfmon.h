@@ -340,6 +340,26 @@ int pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
 int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
 int pfm_stop(struct pfm_context *ctx);
 
+/* The array calls above (and the driver settings') with a void * array. */
+typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
+			    unsigned int count);
+int pfm_array_write_pmcs(struct pfm_context *ctx, void *req,
+			 unsigned int count);
+int pfm_array_write_pmds(struct pfm_context *ctx, void *req,
+			 unsigned int count);
+int pfm_array_read_pmds(struct pfm_context *ctx, void *req,
+			unsigned int count);
+int pfm_array_create_evtsets(struct pfm_context *ctx, void *req,
+			     unsigned int count);
+int pfm_array_delete_evtsets(struct pfm_context *ctx, void *req,
+			     unsigned int count);
+int pfm_array_getinfo_evtsets(struct pfm_context *ctx, void *req,
+			      unsigned int count);
+int pfm_array_set_drv_config(struct pfm_context *ctx, void *req,
+			     unsigned int count);
+int pfm_array_get_drv_config(struct pfm_context *ctx, void *req,
+			     unsigned int count);
+
 /* core/ovfl.c */
 void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		   unsigned int i, bool long_reset, bool live);

@@ -40,16 +40,21 @@ static struct pfm_context *pfmk_get(struct pfmk_ctx *desc)
 	return found;
 }
 
-/* As pfmk_get(), for an array call: an ERR_PTR for a bad array. */
-static struct pfm_context *pfmk_get_array(struct pfmk_ctx *desc,
-					  const void *req, int count)
+/* An array call: the array checked, then @fn on the open context. */
+static int pfmk_array(struct pfmk_ctx *desc, void *req, int count,
+		      pfm_array_fn fn)
 {
 	struct pfm_context *ctx;
+	int ret;
 
 	if (!req || count < 1 || count > PFM_MAX_ARRAY)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	ctx = pfmk_get(desc);
-	return ctx ?: ERR_PTR(-EBADF);
+	if (!ctx)
+		return -EBADF;
+	ret = fn(ctx, req, count);
+	pfm_ctx_put(ctx);
+	return ret;
 }
 
 /**
@@ -126,14 +131,7 @@ EXPORT_SYMBOL_GPL(pfmk_create_context);
  */
 int pfmk_write_pmcs(struct pfmk_ctx *desc, struct pfarg_pmc *req, int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_write_pmcs(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_write_pmcs);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
 
@@ -149,14 +147,7 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
  */
 int pfmk_write_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_write_pmds(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_write_pmds);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmds);
 
@@ -172,14 +163,7 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmds);
  */
 int pfmk_read_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_read_pmds(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_read_pmds);
 }
 EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 
@@ -196,14 +180,7 @@ EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 int pfmk_create_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_create_evtsets(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_create_evtsets);
 }
 EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 
@@ -219,14 +196,7 @@ EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 int pfmk_delete_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_delete_evtsets(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_delete_evtsets);
 }
 EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 
@@ -242,14 +212,7 @@ EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 int pfmk_getinfo_evtsets(struct pfmk_ctx *desc, struct pfarg_setinfo *req,
 			 int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_getinfo_evtsets(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_getinfo_evtsets);
 }
 EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 
@@ -265,14 +228,7 @@ EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 int pfmk_set_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_set_drv_config(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_set_drv_config);
 }
 EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 
@@ -288,14 +244,7 @@ EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 int pfmk_get_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	struct pfm_context *ctx = pfmk_get_array(desc, req, count);
-	int ret;
-
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-	ret = pfm_get_drv_config(ctx, req, count);
-	pfm_ctx_put(ctx);
-	return ret;
+	return pfmk_array(desc, req, count, pfm_array_get_drv_config);
 }
 EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
 
