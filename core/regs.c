@@ -195,7 +195,9 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].reg_set);
 		pfm_pmd_apply(set, &req[i]);
-		pfm_rearm_triggers(ctx, set);
+		/* Once per run of entries of one set, after its last one. */
+		if (i + 1 == count || req[i + 1].reg_set != req[i].reg_set)
+			pfm_rearm_triggers(ctx, set);
 	}
 	return 0;
 }
