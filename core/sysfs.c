@@ -181,6 +181,80 @@ static ssize_t counter_width_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->counter_width);
 }
 
+/**
+ * struct pfm_event_attr - pmu_desc/events/<name>: the event's code
+ * @attr: the file
+ * @code: what it shows
+ */
+struct pfm_event_attr {
+	struct kobj_attribute attr;
+	u64 code;
+};
+
+static ssize_t pfm_event_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "0x%llx\n",
+			  container_of(attr, struct pfm_event_attr, attr)->code);
+}
+
+/* pmu_desc/events/, built from the description's table; NULL without. */
+static struct attribute_group *pfm_events_group;
+
+static void pfm_sysfs_free_events(struct attribute_group *grp)
+{
+	if (!grp)
+		return;
+	/* attrs[0] is the first pfm_event_attr of the array. */
+	if (grp->attrs && grp->attrs[0])
+		kfree(container_of(grp->attrs[0], struct pfm_event_attr,
+				   attr.attr));
+	kfree(grp->attrs);
+	kfree(grp);
+}
+
+static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu_config *pmu)
+{
+	struct attribute_group *grp;
+	struct pfm_event_attr *ev;
+	u16 i;
+
+	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	if (!grp)
+		return NULL;
+	grp->name = "events";
+	grp->attrs = kcalloc(pmu->num_events + 1, sizeof(*grp->attrs),
+			     GFP_KERNEL);
+	ev = kcalloc(pmu->num_events, sizeof(*ev), GFP_KERNEL);
+	if (!grp->attrs || !ev) {
+		kfree(ev);
+		pfm_sysfs_free_events(grp);
+		return NULL;
+	}
+	for (i = 0; i < pmu->num_events; i++) {
+		sysfs_attr_init(&ev[i].attr.attr);
+		ev[i].attr.attr.name = pmu->events[i].name;
+		ev[i].attr.attr.mode = 0444;
+		ev[i].attr.show = pfm_event_show;
+		ev[i].code = pmu->events[i].code;
+		grp->attrs[i] = &ev[i].attr.attr;
+	}
+	return grp;
+}
+
+/* Add pmu_desc/events/ when the description names events. */
+static void pfm_sysfs_add_events(struct pfm_pmu_config *pmu)
+{
+	if (!pmu->num_events)
+		return;
+	pfm_events_group = pfm_sysfs_build_events(pmu);
+	if (pfm_events_group &&
+	    sysfs_create_group(pfm_pmu_kobj, pfm_events_group)) {
+		pfm_sysfs_free_events(pfm_events_group);
+		pfm_events_group = NULL;
+	}
+}
+
 /* Add pmu_desc/<kind><i>/ for every implemented register of @d. */
 static void pfm_sysfs_add_regs(const struct pfm_regmap_desc *d, u16 n,
 			       const char *kind)
@@ -222,6 +296,7 @@ void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
 	pfm_sysfs_add_regs(pmu->pmc_desc, pmu->num_pmc_entries, "pmc");
 	pfm_sysfs_add_regs(pmu->pmd_desc, pmu->num_pmd_entries, "pmd");
 	pfm_sysfs_add_regs(pmu->cfg_desc, pmu->num_cfg, "cfg");
+	pfm_sysfs_add_events(pmu);
 }
 
 /**
@@ -239,6 +314,11 @@ void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
 	list_for_each_entry_safe(r, tmp, &pfm_reg_kobjs, list) {
 		list_del(&r->list);
 		kobject_put(&r->kobj);
+	}
+	if (pfm_events_group) {
+		sysfs_remove_group(pfm_pmu_kobj, pfm_events_group);
+		pfm_sysfs_free_events(pfm_events_group);
+		pfm_events_group = NULL;
 	}
 	kobject_put(pfm_pmu_kobj);
 	pfm_pmu_kobj = NULL;

@@ -224,6 +224,90 @@ static bool pmuv3_event_ok(unsigned int ev)
 	return pmuv3.pmceid[ev / 32] & BIT_ULL(half + ev % 32);
 }
 
+#define PMUV3_EV(_name, _code) { .name = #_name, .code = (_code) }
+
+/*
+ * The common events by their architectural names (perf's spelling);
+ * those PMCEID says this PMU implements are shown in sysfs.
+ */
+static const struct pfm_event_desc pmuv3_common_events[] = {
+	PMUV3_EV(l1i_cache_refill, ARMV8_PMUV3_PERFCTR_L1I_CACHE_REFILL),
+	PMUV3_EV(l1i_tlb_refill, ARMV8_PMUV3_PERFCTR_L1I_TLB_REFILL),
+	PMUV3_EV(l1d_cache_refill, ARMV8_PMUV3_PERFCTR_L1D_CACHE_REFILL),
+	PMUV3_EV(l1d_cache, ARMV8_PMUV3_PERFCTR_L1D_CACHE),
+	PMUV3_EV(l1d_tlb_refill, ARMV8_PMUV3_PERFCTR_L1D_TLB_REFILL),
+	PMUV3_EV(ld_retired, ARMV8_PMUV3_PERFCTR_LD_RETIRED),
+	PMUV3_EV(st_retired, ARMV8_PMUV3_PERFCTR_ST_RETIRED),
+	PMUV3_EV(inst_retired, ARMV8_PMUV3_PERFCTR_INST_RETIRED),
+	PMUV3_EV(exc_taken, ARMV8_PMUV3_PERFCTR_EXC_TAKEN),
+	PMUV3_EV(exc_return, ARMV8_PMUV3_PERFCTR_EXC_RETURN),
+	PMUV3_EV(cid_write_retired, ARMV8_PMUV3_PERFCTR_CID_WRITE_RETIRED),
+	PMUV3_EV(pc_write_retired, ARMV8_PMUV3_PERFCTR_PC_WRITE_RETIRED),
+	PMUV3_EV(br_immed_retired, ARMV8_PMUV3_PERFCTR_BR_IMMED_RETIRED),
+	PMUV3_EV(br_return_retired, ARMV8_PMUV3_PERFCTR_BR_RETURN_RETIRED),
+	PMUV3_EV(unaligned_ldst_retired, ARMV8_PMUV3_PERFCTR_UNALIGNED_LDST_RETIRED),
+	PMUV3_EV(br_mis_pred, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED),
+	PMUV3_EV(cpu_cycles, ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
+	PMUV3_EV(br_pred, ARMV8_PMUV3_PERFCTR_BR_PRED),
+	PMUV3_EV(mem_access, ARMV8_PMUV3_PERFCTR_MEM_ACCESS),
+	PMUV3_EV(l1i_cache, ARMV8_PMUV3_PERFCTR_L1I_CACHE),
+	PMUV3_EV(l1d_cache_wb, ARMV8_PMUV3_PERFCTR_L1D_CACHE_WB),
+	PMUV3_EV(l2d_cache, ARMV8_PMUV3_PERFCTR_L2D_CACHE),
+	PMUV3_EV(l2d_cache_refill, ARMV8_PMUV3_PERFCTR_L2D_CACHE_REFILL),
+	PMUV3_EV(l2d_cache_wb, ARMV8_PMUV3_PERFCTR_L2D_CACHE_WB),
+	PMUV3_EV(bus_access, ARMV8_PMUV3_PERFCTR_BUS_ACCESS),
+	PMUV3_EV(memory_error, ARMV8_PMUV3_PERFCTR_MEMORY_ERROR),
+	PMUV3_EV(inst_spec, ARMV8_PMUV3_PERFCTR_INST_SPEC),
+	PMUV3_EV(ttbr_write_retired, ARMV8_PMUV3_PERFCTR_TTBR_WRITE_RETIRED),
+	PMUV3_EV(bus_cycles, ARMV8_PMUV3_PERFCTR_BUS_CYCLES),
+	PMUV3_EV(l1d_cache_allocate, ARMV8_PMUV3_PERFCTR_L1D_CACHE_ALLOCATE),
+	PMUV3_EV(l2d_cache_allocate, ARMV8_PMUV3_PERFCTR_L2D_CACHE_ALLOCATE),
+	PMUV3_EV(br_retired, ARMV8_PMUV3_PERFCTR_BR_RETIRED),
+	PMUV3_EV(br_mis_pred_retired, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED_RETIRED),
+	PMUV3_EV(stall_frontend, ARMV8_PMUV3_PERFCTR_STALL_FRONTEND),
+	PMUV3_EV(stall_backend, ARMV8_PMUV3_PERFCTR_STALL_BACKEND),
+	PMUV3_EV(l1d_tlb, ARMV8_PMUV3_PERFCTR_L1D_TLB),
+	PMUV3_EV(l1i_tlb, ARMV8_PMUV3_PERFCTR_L1I_TLB),
+	PMUV3_EV(l2i_cache, ARMV8_PMUV3_PERFCTR_L2I_CACHE),
+	PMUV3_EV(l2i_cache_refill, ARMV8_PMUV3_PERFCTR_L2I_CACHE_REFILL),
+	PMUV3_EV(l3d_cache_allocate, ARMV8_PMUV3_PERFCTR_L3D_CACHE_ALLOCATE),
+	PMUV3_EV(l3d_cache_refill, ARMV8_PMUV3_PERFCTR_L3D_CACHE_REFILL),
+	PMUV3_EV(l3d_cache, ARMV8_PMUV3_PERFCTR_L3D_CACHE),
+	PMUV3_EV(l3d_cache_wb, ARMV8_PMUV3_PERFCTR_L3D_CACHE_WB),
+	PMUV3_EV(l2d_tlb_refill, ARMV8_PMUV3_PERFCTR_L2D_TLB_REFILL),
+	PMUV3_EV(l2i_tlb_refill, ARMV8_PMUV3_PERFCTR_L2I_TLB_REFILL),
+	PMUV3_EV(l2d_tlb, ARMV8_PMUV3_PERFCTR_L2D_TLB),
+	PMUV3_EV(l2i_tlb, ARMV8_PMUV3_PERFCTR_L2I_TLB),
+	PMUV3_EV(remote_access, ARMV8_PMUV3_PERFCTR_REMOTE_ACCESS),
+	PMUV3_EV(ll_cache, ARMV8_PMUV3_PERFCTR_LL_CACHE),
+	PMUV3_EV(ll_cache_miss, ARMV8_PMUV3_PERFCTR_LL_CACHE_MISS),
+	PMUV3_EV(dtlb_walk, ARMV8_PMUV3_PERFCTR_DTLB_WALK),
+	PMUV3_EV(itlb_walk, ARMV8_PMUV3_PERFCTR_ITLB_WALK),
+	PMUV3_EV(ll_cache_rd, ARMV8_PMUV3_PERFCTR_LL_CACHE_RD),
+	PMUV3_EV(ll_cache_miss_rd, ARMV8_PMUV3_PERFCTR_LL_CACHE_MISS_RD),
+	PMUV3_EV(remote_access_rd, ARMV8_PMUV3_PERFCTR_REMOTE_ACCESS_RD),
+	PMUV3_EV(l1d_cache_lmiss_rd, ARMV8_PMUV3_PERFCTR_L1D_CACHE_LMISS_RD),
+	PMUV3_EV(op_retired, ARMV8_PMUV3_PERFCTR_OP_RETIRED),
+	PMUV3_EV(op_spec, ARMV8_PMUV3_PERFCTR_OP_SPEC),
+	PMUV3_EV(stall, ARMV8_PMUV3_PERFCTR_STALL),
+	PMUV3_EV(stall_slot_backend, ARMV8_PMUV3_PERFCTR_STALL_SLOT_BACKEND),
+	PMUV3_EV(stall_slot_frontend, ARMV8_PMUV3_PERFCTR_STALL_SLOT_FRONTEND),
+	PMUV3_EV(stall_slot, ARMV8_PMUV3_PERFCTR_STALL_SLOT),
+};
+
+static struct pfm_event_desc pmuv3_events[ARRAY_SIZE(pmuv3_common_events)];
+
+/* Name the implemented common events; returns how many. */
+static u16 pmuv3_list_events(void)
+{
+	u16 i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(pmuv3_common_events); i++)
+		if (pmuv3_event_ok(pmuv3_common_events[i].code))
+			pmuv3_events[n++] = pmuv3_common_events[i];
+	return n;
+}
+
 static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 			   u64 value)
 {
@@ -270,6 +354,7 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.num_cfg	 = ARRAY_SIZE(pmuv3_cfg_desc),
 	.cfg_check	 = pmuv3_cfg_check,
 	.load_cfg	 = pmuv3_load_cfg,
+	.events		 = pmuv3_events,
 };
 
 /* Describe counter @idx: its PMC (filters, event) and PMD. */
@@ -325,6 +410,7 @@ static int pmuv3_probe_regs(void)
 		pmuv3_add_counter(i, evt_mask);
 	pmuv3_add_counter(PMUV3_CYCLE_IDX, evt_mask);
 	pmuv3_pmu.counter_width = pmuv3.long_ctrs ? 64 : 32;
+	pmuv3_pmu.num_events = pmuv3_list_events();
 	return 0;
 }
 

@@ -95,6 +95,14 @@ static const struct pfm_regmap_desc pfm_soft_pmd_desc[SOFT_NUM_CTRS] = {
 	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR3", 3),
 };
 
+/* perf's names for the same software events. */
+static const struct pfm_event_desc pfm_soft_events[] = {
+	{ "task-clock",		SOFT_EV_TASK_CLOCK },
+	{ "cpu-clock",		SOFT_EV_CPU_CLOCK },
+	{ "context-switches",	SOFT_EV_CTX_SWITCHES },
+	{ "syscalls",		SOFT_EV_SYSCALLS },
+};
+
 static const struct pfm_regmap_desc pfm_soft_cfg_desc[] = {
 	[SOFT_CFG_CLOCK_UNIT] = PFM_CFG_D("clock_unit_ns", 1),
 };
@@ -436,6 +444,8 @@ static struct pfm_pmu_config pfm_soft_pmu = {
 	.num_cfg	 = ARRAY_SIZE(pfm_soft_cfg_desc),
 	.cfg_check	 = soft_cfg_check,
 	.load_cfg	 = soft_load_cfg,
+	.events		 = pfm_soft_events,
+	.num_events	 = ARRAY_SIZE(pfm_soft_events),
 };
 
 static int __init pfm_soft_init(void)

@@ -32,6 +32,20 @@ struct pfm_regmap_desc {
 };
 
 /**
+ * struct pfm_event_desc - an event a description names
+ * @name: its name, lower case, perf's spelling where perf has one; it is
+ *        a file name in sysfs (no '/')
+ * @code: what the event field of a PMC holds to count it
+ *
+ * Tools resolve names through these when no event library knows the
+ * PMU (the software PMU, a PMUv3 of unknown make).
+ */
+struct pfm_event_desc {
+	const char *name;
+	u64 code;
+};
+
+/**
  * struct pfm_pmu_config - a PMU description
  * @pmu_name: name shown to users
  * @owner: module providing the description (THIS_MODULE)
@@ -72,6 +86,10 @@ struct pfm_regmap_desc {
  * @load_cfg: puts a context's settings (@cfg, @num_cfg values) in force
  *            on this CPU's PMU, or the defaults when @cfg is NULL.  Runs
  *            like the register ops; required when @num_cfg is set.
+ * @events: optional events known by name, shown in
+ *          /sys/kernel/perfmon/pmu_desc/events/; must stay valid while
+ *          the description is registered
+ * @num_events: entries in @events
  *
  * The register ops run on the CPU whose PMU they touch, with interrupts
  * disabled and the context lock held; they must not sleep.  A counter
@@ -114,6 +132,8 @@ struct pfm_pmu_config {
 	int (*cfg_check)(const struct pfm_pmu_config *pmu, u16 num, u64 value,
 			 u32 ctx_flags);
 	void (*load_cfg)(struct pfm_pmu_config *pmu, const u64 *cfg);
+	const struct pfm_event_desc *events;
+	u16 num_events;
 
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
