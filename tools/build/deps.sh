@@ -23,7 +23,11 @@ host_pkgs=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	libc6-dev-i386 lib32gcc-12-dev
 	dkms
+	libpfm4-dev zlib1g-dev libzstd-dev
 )
+
+# The static libraries pfmon links, in their arm64 builds (unpacked).
+a64_lib_pkgs=(libpfm4-dev libelf-dev zlib1g-dev libzstd-dev)
 
 log() { echo "deps: $*"; }
 
@@ -102,6 +106,24 @@ if [[ ! -e $stamp ]]; then
 	ln -s /usr/lib/linux-kbuild-6.1 "$a64/root/usr/lib/linux-kbuild-6.1"
 	rm -rf "$a64/debs"
 	touch "$stamp"
+fi
+
+# 3b. arm64 builds of the libraries pfmon links: their .a files and
+# headers, unpacked next to the kernel (dpkg-deb -x, never installed).
+lstamp="$a64/.stamp-libs-$(dpkg-query -W -f='${Version}' libpfm4-dev libelf-dev zlib1g-dev libzstd-dev | md5sum | cut -c1-12)"
+if [[ ! -e $lstamp ]]; then
+	as_root "arm64 libraries"
+	apt_update_once
+	mkdir -p "$a64/libdebs"
+	chown _apt "$a64/libdebs" 2>/dev/null || true
+	log "downloading arm64 ${a64_lib_pkgs[*]}"
+	(cd "$a64/libdebs" && apt-get download -qq "${a64_lib_pkgs[@]/%/:arm64}")
+	for deb in "$a64"/libdebs/*.deb; do
+		dpkg-deb -x "$deb" "$a64/root"
+	done
+	rm -rf "$a64/libdebs"
+	rm -f "$a64"/.stamp-libs-*
+	touch "$lstamp"
 fi
 
 # 4. kselftest harness and checkpatch from Debian's kernel source tarball.

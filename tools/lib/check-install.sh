@@ -46,12 +46,12 @@ installed() {
 
 	for f in "$inc/perfmon/perfmon.h" "$inc/perfmon/perfmon_abi.h" \
 		 "$inc/perfmon/perfmon_dfl_smpl.h" "$inc/perfmon/perfmon_ring.h" \
-		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.2.0" \
+		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.3.0" \
 		 "$lib/pkgconfig/libperfmon.pc"; do
 		[ -f "$f" ] || { echo "missing ${f#"$tmp"}"; return 1; }
 	done
 	for f in libperfmon.so.0 libperfmon.so; do
-		[ "$(readlink "$lib/$f")" = libperfmon.so.0.2.0 ] ||
+		[ "$(readlink "$lib/$f")" = libperfmon.so.0.3.0 ] ||
 			{ echo "bad symlink /usr/lib/$f"; return 1; }
 	done
 }
@@ -81,7 +81,7 @@ linked_shared() {
 }
 
 soname() {
-	readelf -d "$lib/libperfmon.so.0.2.0" |
+	readelf -d "$lib/libperfmon.so.0.3.0" |
 		grep -q 'SONAME.*\[libperfmon\.so\.0\]'
 }
 
@@ -92,14 +92,50 @@ exports() {
 
 	want=$(grep -oE '\<pfm_[a-z_]+\(' "$here/include/perfmon/perfmon.h" |
 	       tr -d '(' | sort -u)
-	mapped=$(awk '/^PERFMON_[0-9.]+ \{/ { node = $1 }
-		      /^\t\tpfm_[a-z_]+;$/ { sub(";", ""); print $1 "@@" node }' \
-		 "$here/libperfmon.map" | sort)
-	got=$(nm -D --defined-only "$lib/libperfmon.so.0.2.0" |
-	      awk '$2 != "A" { print $3 }' | sort)
+	# The map's names, and the pre-0.3 names perfmon.c versions
+	# itself (.symver).
+	mapped=$({ awk '/^PERFMON_[0-9.]+ \{/ { node = $1 }
+		       /^\t\tpfm_[a-z_]+;$/ { sub(";", ""); print $1 "@@" node }' \
+		   "$here/libperfmon.map"
+		   printf '%s\n' pfm_get_version@@PERFMON_0.1 \
+			pfm_get_pmu_info@@PERFMON_0.1; } | sort)
+	# The pre-0.3 names are non-default versions (name@node): compare
+	# them as name@@node.
+	got=$(nm -D --defined-only "$lib/libperfmon.so.0.3.0" |
+	      awk '$2 != "A" { print $3 }' |
+	      sed 's/^\([a-z_]*\)@\([A-Z]\)/\1@@\2/' | sort)
 	diff <(echo "$want") <(echo "$mapped" | sed 's/@@.*//') ||
 		{ echo "header and libperfmon.map differ"; return 1; }
 	diff <(echo "$mapped") <(echo "$got")
+}
+
+# A program using libperfmon and libpfm4 (event names) links with both,
+# static and shared: no symbol of one clashes with the other's.
+with_libpfm4() {
+	cat > "$tmp/both.c" <<'EOC'
+#include <perfmon/pfmlib.h>
+#include <perfmon/perfmon.h>
+int main(void)
+{
+	struct pfarg_pmu_info info;
+	pfm_pmu_info_t pinfo = { .size = sizeof(pinfo) };
+	unsigned int maj;
+
+	/* libpfm4's pfm_get_pmu_info(), not libperfmon's old name. */
+	if (pfm_initialize() != PFM_SUCCESS ||
+	    pfm_get_pmu_info(PFM_PMU_PERF_EVENT, &pinfo) != PFM_SUCCESS)
+		return 1;
+	pfm_get_abi_version(&maj, 0);
+	pfm_get_pmu_desc(&info);
+	return 0;
+}
+EOC
+	gcc "${cflags[@]}" -static -o "$tmp/both_static" "$tmp/both.c" \
+		"${pcflags[@]}" -lpfm &&
+	gcc "${cflags[@]}" -o "$tmp/both_shared" "$tmp/both.c" \
+		"${pcflags[@]}" -lpfm &&
+	"$tmp/both_static" &&
+	LD_LIBRARY_PATH=$lib "$tmp/both_shared"
 }
 
 # Without /dev/perfmon, the example fails with ENOSYS.
@@ -124,8 +160,8 @@ pc=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$tmp \
      pkg-config --cflags --libs --static libperfmon) ||
 	{ fail "pkg-config libperfmon"; exit 1; }
 read -ra pcflags <<<"$pc"
-check "pkg-config --modversion libperfmon is 0.2.0" \
-	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 0.2.0
+check "pkg-config --modversion libperfmon is 0.3.0" \
+	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 0.3.0
 check "header alone, -std=c99 -pedantic" header_c99
 if command -v g++ >/dev/null; then
 	check "header from C++ (extern \"C\"), static link and run" header_cxx
@@ -141,8 +177,9 @@ check "examples/self_count.c, shared link" \
 	gcc "${cflags[@]}" -o "$tmp/self_count_shared" \
 	"$here/examples/self_count.c" "${pcflags[@]}"
 check "shared program needs libperfmon.so.0" linked_shared
-check "libperfmon.so.0.2.0 has soname libperfmon.so.0" soname
+check "libperfmon.so.0.3.0 has soname libperfmon.so.0" soname
 check "nm -D: exactly the pfm_* calls, versions from libperfmon.map" exports
+check "links with libpfm4 too (static and shared)" with_libpfm4
 
 if [ -e /dev/perfmon ]; then
 	ok "self_count without /dev/perfmon (skipped: /dev/perfmon present)"

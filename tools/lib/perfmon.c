@@ -211,7 +211,7 @@ int pfm_get_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count)
 }
 
 /* ABI version of the loaded module; major or minor may be NULL. */
-int pfm_get_version(unsigned int *major, unsigned int *minor)
+int pfm_get_abi_version(unsigned int *major, unsigned int *minor)
 {
 	struct pfarg_version v;
 	int fd, ret;
@@ -232,7 +232,7 @@ int pfm_get_version(unsigned int *major, unsigned int *minor)
 }
 
 /* Description of the registered PMU. */
-int pfm_get_pmu_info(struct pfarg_pmu_info *info)
+int pfm_get_pmu_desc(struct pfarg_pmu_info *info)
 {
 	int fd, ret;
 
@@ -264,3 +264,25 @@ int pfm_get_reg_info(struct pfarg_reg_info *info, int count)
 	pfm_close_keep_errno(fd);
 	return ret;
 }
+
+/*
+ * The names of the two calls above before 0.3, which libpfm4 defines as
+ * well.  In the static library they are weak: a program linking both
+ * gets libpfm4's.  In the shared one they exist only for programs linked
+ * against 0.1 or 0.2, as the non-default version PERFMON_0.1: the
+ * dynamic linker binds no unversioned reference to them, so libpfm4's
+ * references to its own calls never reach these.
+ */
+#ifdef __PIC__
+int pfm_compat_get_version(unsigned int *major, unsigned int *minor)
+	__attribute__((alias("pfm_get_abi_version")));
+int pfm_compat_get_pmu_info(struct pfarg_pmu_info *info)
+	__attribute__((alias("pfm_get_pmu_desc")));
+__asm__(".symver pfm_compat_get_version, pfm_get_version@PERFMON_0.1");
+__asm__(".symver pfm_compat_get_pmu_info, pfm_get_pmu_info@PERFMON_0.1");
+#else
+int pfm_get_version(unsigned int *major, unsigned int *minor)
+	__attribute__((weak, alias("pfm_get_abi_version")));
+int pfm_get_pmu_info(struct pfarg_pmu_info *info)
+	__attribute__((weak, alias("pfm_get_pmu_desc")));
+#endif

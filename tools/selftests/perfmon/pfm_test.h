@@ -253,7 +253,7 @@ static inline bool pmu_is(const char *model)
 	struct pfarg_pmu_info info;
 
 	memset(&info, 0, sizeof(info));
-	return !pfm_get_pmu_info(&info) && !strcmp(info.pmu_name, model);
+	return !pfm_get_pmu_desc(&info) && !strcmp(info.pmu_name, model);
 }
 
 /* Take CPU @cpu offline (@on 0) or online; 0 or -errno. */

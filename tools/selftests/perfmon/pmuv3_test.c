@@ -66,7 +66,7 @@ static int num_ctrs(void)
 	int n = 0, i;
 
 	memset(&info, 0, sizeof(info));
-	if (pfm_get_pmu_info(&info))
+	if (pfm_get_pmu_desc(&info))
 		return -1;
 	for (i = 0; i < NUM_CTRS_MAX; i++)
 		n += !!(info.pmu_impl_pmds[0] & (1ull << i));

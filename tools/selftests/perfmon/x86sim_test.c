@@ -136,7 +136,7 @@ static uint32_t counter_width(void)
 	struct pfarg_pmu_info info;
 
 	memset(&info, 0, sizeof(info));
-	return pfm_get_pmu_info(&info) ? 0 : info.pmu_counter_width;
+	return pfm_get_pmu_desc(&info) ? 0 : info.pmu_counter_width;
 }
 
 /* A self-monitoring context loaded on CPU 0: PMC/PMD 0, fixed 0. */

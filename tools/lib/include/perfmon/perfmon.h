@@ -12,7 +12,9 @@
 #define _PERFMON_PERFMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <perfmon/perfmon_abi.h>
+#include <perfmon/perfmon_ring.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,14 +46,58 @@ int pfm_delete_evtsets(int fd, pfarg_setdesc_t *setd, int count);
 int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t *info, int count);
 int pfm_unload_context(int fd);
 
-/* Extensions: each opens /dev/perfmon for the query and closes it. */
-int pfm_get_version(unsigned int *major, unsigned int *minor);
-int pfm_get_pmu_info(struct pfarg_pmu_info *info);
+/*
+ * Extensions: each opens /dev/perfmon for the query and closes it.
+ * pfm_get_abi_version() and pfm_get_pmu_desc() were pfm_get_version()
+ * and pfm_get_pmu_info() before 0.3, names libpfm4 uses for its own
+ * calls: the old names remain, weak and deprecated, and are not declared
+ * when <perfmon/pfmlib.h> came first or PFM_NO_LEGACY_NAMES is defined.
+ */
+int pfm_get_abi_version(unsigned int *major, unsigned int *minor);
+int pfm_get_pmu_desc(struct pfarg_pmu_info *info);
 int pfm_get_reg_info(struct pfarg_reg_info *info, int count);
+
+#if !defined(__PFMLIB_H__) && !defined(PFM_NO_LEGACY_NAMES)
+int pfm_get_version(unsigned int *major, unsigned int *minor)
+	__attribute__((deprecated("pfm_get_abi_version")));
+int pfm_get_pmu_info(struct pfarg_pmu_info *info)
+	__attribute__((deprecated("pfm_get_pmu_desc")));
+#endif
 
 /* Extensions on a context: PMU driver settings (since 0.2). */
 int pfm_set_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
 int pfm_get_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
+
+/* Extensions since 0.3: events the PMU description names (sysfs). */
+struct pfm_event_name {
+	char name[PFM_NAME_LEN];	/* as in pmu_desc/events/ */
+	uint64_t code;			/* the PMC's event field */
+};
+
+int pfm_get_pmu_events(struct pfm_event_name *ev, int count);
+
+/*
+ * Extensions since 0.3: the reader of the "ring" sampling format
+ * (<perfmon/perfmon_ring.h>).  pfm_ring_map() maps the buffer of a
+ * context created with it; pfm_ring_read() hands the unread records to
+ * a callback, oldest first, each contiguous even when it wrapped, and
+ * releases them to the kernel.
+ */
+struct pfm_ring {
+	struct pfm_ring_ctrl *ctrl;	/* the control page */
+	unsigned char *data;		/* the data area */
+	size_t map_len;			/* bytes mapped */
+	uint64_t data_size;		/* bytes of the data area */
+	int read_only;			/* overwrite mode: nothing released */
+	void *bounce;			/* private: a wrapped record */
+};
+
+/* Return non-zero to stop after this record. */
+typedef int (*pfm_ring_fn)(const struct pfm_ring_rec *rec, void *arg);
+
+int pfm_ring_map(int fd, struct pfm_ring *ring);
+int pfm_ring_read(struct pfm_ring *ring, pfm_ring_fn fn, void *arg);
+void pfm_ring_unmap(struct pfm_ring *ring);
 
 #ifdef __cplusplus
 }
