@@ -8,7 +8,8 @@
 #                        (DESTDIR=, PREFIX=/usr/local)
 #   make deps            install what the project needs (Debian archive)
 #   make check           every gate: builds, sparse, checkpatch, both guests
-#   make run             boot a guest with the modules and show the PMU found
+#   make run             boot a guest and profile a workload with pfmon
+#   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
 #   make help            all targets
 #
 # See Documentation/testing.rst for the rig.
@@ -55,13 +56,17 @@ GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
 KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
 	  CROSS_COMPILE=$(CROSS_COMPILE)
 
-.PHONY: all lib install modules clean deps check run help kdir-check
+.PHONY: all lib tool install modules clean deps check run help kdir-check
 
 all: lib modules
 
 # The user library (tools/lib), for ARCH.
 lib:
 	$(MAKE) -C $(TOP)/tools/lib ARCH=$(ARCH)
+
+# The profiling tool (static; needs make deps for its libraries).
+tool:
+	$(MAKE) -C $(TOP)/tools/pfmon ARCH=$(ARCH)
 
 install:
 	$(MAKE) -C $(TOP)/tools/lib ARCH=$(ARCH) install

@@ -52,6 +52,9 @@ build-$(1): sync-$(1)
 	  { cat $(BUILD)/$(1)/build.log; exit 1; }
 	@if grep -E 'warning:|error:' $(BUILD)/$(1)/build.log; then \
 	  echo "error: compiler warnings in the $(1) build" >&2; exit 1; fi
+	@echo "  BUILD   $(1) pfmon"
+	@$(MAKE) -s -C $(TOP)/tools/pfmon ARCH=$(1) OUT=$(BUILD)/$(1)/pfmon \
+	  CACHE=$(CACHE)
 	@echo "  BUILD   $(1) tests"
 	@$(MAKE) -s -C $(TOP)/tools/selftests/perfmon ARCH=$(1) \
 	  OUT=$(BUILD)/$(1)/tests KSFT=$(KSFT) TOP=$(TOP)
@@ -104,9 +107,15 @@ guest-run: build-$(GUEST)
 	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) \
 	  $(foreach f,$(FILES),--file $(f)) exec -- '$(CMD)'
 
-# Until the profiling tool exists: boot a guest (arm64, emulated PMUv3,
-# by default), load the modules and show what perfmon found.
+# The demo: boot a guest (arm64 with its emulated PMUv3 by default;
+# ARCH=x86_64: the software PMU), and run pfmon list, stat, record and
+# report on the bundled workload (hotspot), output on this terminal.
 RUN_ARCH ?= $(if $(filter command line,$(origin ARCH)),$(ARCH),arm64)
+RUN_PMU	 := $(if $(filter arm64,$(RUN_ARCH)),pmuv3,soft)
+# -icount: QEMU counts PMUv3 instructions only with it.
+RUN_OPTS := $(if $(filter arm64,$(RUN_ARCH)),--icount 0,)
 run: build-$(RUN_ARCH)
-	@$(VM) --arch $(RUN_ARCH) --timeout $(TIMEOUT) \
-	  --file $(RIG)/show-pmu.sh exec -- sh /root/show-pmu.sh
+	@$(VM) --arch $(RUN_ARCH) --pmu $(RUN_PMU) $(RUN_OPTS) \
+	  --timeout $(TIMEOUT) \
+	  --file $(RIG)/show-pmu.sh --file $(TOP)/tools/pfmon/demo.sh \
+	  exec -- 'sh /root/show-pmu.sh && sh /root/demo.sh'

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make run (until the profiling tool exists): what the guest's kernel and
-# perfmon found.  Runs inside the guest with the modules loaded.
+# make run, first: what the guest's kernel and perfmon found.  Runs
+# inside the guest with the modules loaded.
 
 echo
 echo "== guest: $(uname -sr) on $(uname -m), $(grep -c ^processor /proc/cpuinfo) CPUs"
@@ -36,6 +36,3 @@ x86_64)
 	dmesg | grep -E 'Performance Events' | sed 's/^\[[ .0-9]*\] /  /'
 	;;
 esac
-echo
-echo "perfmon uses the software PMU (pfm_soft) for now; the PMUv3 and x86"
-echo "descriptions come next."

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Failures explained: what went wrong and what the user can do about it.
+ * The kernel logs the same advice in dmesg; most users never look there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "pfmon.h"
+
+static bool is_arm64(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strcmp(u.machine, "aarch64");
+}
+
+static int read_int(const char *path, int dfl)
+{
+	FILE *f = fopen(path, "re");
+	int v = dfl;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dfl;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Who else may hold the PMU: perf's arm64 driver, the NMI watchdog. */
+static void explain_owner(void)
+{
+	if (is_arm64() && !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK))
+		fprintf(stderr,
+			"  the kernel's perf driver (armv8_pmuv3) owns the PMU: boot with\n"
+			"  initcall_blacklist=armv8_pmu_driver_init to give it to perfmon\n");
+	if (!is_arm64() && read_int("/proc/sys/kernel/nmi_watchdog", 0) > 0)
+		fprintf(stderr,
+			"  the NMI watchdog holds a counter: echo 0 > /proc/sys/kernel/nmi_watchdog\n");
+}
+
+/**
+ * pfmon_explain_no_pmu() - perfmon is loaded but drives no PMU
+ */
+void pfmon_explain_no_pmu(void)
+{
+	pfmon_err("perfmon has no PMU description registered");
+	fprintf(stderr,
+		"  load the one for this CPU: modprobe %s\n"
+		"  or, without a usable PMU (virtual machines): modprobe pfm_soft\n",
+		is_arm64() ? "pfm_pmuv3" : "pfm_intel_arch (Intel) or pfm_amd64 (AMD)");
+	explain_owner();
+}
+
+/**
+ * pfmon_explain() - report a failed perfmon call with the way out
+ * @what: what was being done
+ * @err: its errno
+ */
+void pfmon_explain(const char *what, int err)
+{
+	pfmon_err("%s: %s", what, strerror(err));
+	switch (err) {
+	case ENOSYS:
+		fprintf(stderr,
+			"  /dev/perfmon is missing: load the module (modprobe perfmon)\n");
+		break;
+	case EACCES:
+		fprintf(stderr,
+			"  monitoring CPUs needs CAP_PERFMON or CAP_SYS_ADMIN: run as root,\n"
+			"  or monitor a command or your own threads instead\n");
+		break;
+	case EPERM:
+		fprintf(stderr,
+			"  that thread belongs to another user or is not dumpable:\n"
+			"  monitoring it needs CAP_SYS_PTRACE (run as root)\n");
+		break;
+	case EBUSY:
+		fprintf(stderr,
+			"  the PMU is busy: per-thread and CPU-wide sessions exclude each other,\n"
+			"  and a CPU takes one CPU-wide session (/sys/kernel/perfmon/*_sessions_count)\n");
+		explain_owner();
+		break;
+	case ENOMEM:
+		fprintf(stderr,
+			"  sampling buffers count against the locked-memory limit: raise it\n"
+			"  (ulimit -l) or ask for fewer pages (-m)\n");
+		break;
+	case EMFILE:
+	case ENFILE:
+		fprintf(stderr,
+			"  too many contexts: see /sys/kernel/perfmon/ctx_per_user_max and ulimit -n\n");
+		break;
+	case ENOENT:
+		fprintf(stderr,
+			"  the sampling format is not loaded: modprobe pfm_ring_smpl\n");
+		break;
+	case ESRCH:
+		fprintf(stderr, "  no such thread, or it is exiting\n");
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotspot: a workload whose profile is known, for pfmon's demo and
+ * tests.  Per round, hot_loop() does 16 times the work of cold_loop()
+ * and 4 times that of warm_loop(): about 76%, 19% and 5% of the time.
+ *
+ *   hotspot [-r ROUNDS] [-t THREADS]
+ *
+ * Each of THREADS threads (1) runs ROUNDS rounds (200).  Built without
+ * optimization of the loops' bodies away: they store to a volatile sink.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define UNIT	100000UL	/* iterations of cold_loop per round */
+
+static volatile unsigned long sink;
+static unsigned long rounds = 200;
+
+static __attribute__((noinline)) void spin(unsigned long n)
+{
+	unsigned long i, x = sink;
+
+	for (i = 0; i < n; i++)
+		x = x * 2654435761UL + i;
+	sink = x;
+}
+
+/* Each is its own function, so each is its own symbol in the report. */
+__attribute__((noinline)) void hot_loop(void)
+{
+	unsigned long i, x = sink;
+
+	for (i = 0; i < 16 * UNIT; i++)
+		x = x * 2654435761UL + i;
+	sink = x;
+}
+
+__attribute__((noinline)) void warm_loop(void)
+{
+	unsigned long i, x = sink;
+
+	for (i = 0; i < 4 * UNIT; i++)
+		x = x * 2654435761UL + i;
+	sink = x;
+}
+
+__attribute__((noinline)) void cold_loop(void)
+{
+	spin(UNIT);
+}
+
+static void *worker(void *arg)
+{
+	unsigned long r;
+
+	for (r = 0; r < rounds; r++) {
+		hot_loop();
+		warm_loop();
+		cold_loop();
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[64];
+	int c, i, threads = 1;
+
+	while ((c = getopt(argc, argv, "r:t:")) != -1) {
+		switch (c) {
+		case 'r':
+			rounds = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			threads = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: hotspot [-r ROUNDS] [-t THREADS]\n");
+			return 2;
+		}
+	}
+	if (threads < 1 || threads > 64) {
+		fprintf(stderr, "hotspot: 1 to 64 threads\n");
+		return 2;
+	}
+	for (i = 1; i < threads; i++)
+		if (pthread_create(&th[i], NULL, worker, NULL)) {
+			perror("hotspot: pthread_create");
+			return 1;
+		}
+	worker(NULL);
+	for (i = 1; i < threads; i++)
+		pthread_join(th[i], NULL);
+	printf("hotspot: %d thread(s), %lu rounds, sink %lu\n", threads, rounds,
+	       sink);
+	return 0;
+}
