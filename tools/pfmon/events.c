@@ -542,9 +542,14 @@ int pfmon_assign(struct pfmon_pmu *pmu, struct pfmon_event *evs, int nev,
 		if (place(pmu, evs, i, set))
 			continue;
 		/* The first event of a set always fits, unless it never can. */
-		if (!place(pmu, evs, i, ++set) || set >= PFM_MAX_EVTSETS) {
-			pfmon_err("%s: no counter can count it (PMD %d is not usable here)",
-				  evs[i].spec, evs[i].pmd);
+		if (++set >= PFMON_MAX_SETS) {
+			pfmon_err("%s: more events than %d event sets hold (each would count 1/%d of the time)",
+				  evs[i].spec, PFMON_MAX_SETS, PFMON_MAX_SETS);
+			return -1;
+		}
+		if (!place(pmu, evs, i, set)) {
+			pfmon_err("%s: PMU '%s' has no general-purpose counter (name a PMC: pmcN=VALUE)",
+				  evs[i].spec, pmu->info.pmu_name);
 			return -1;
 		}
 	}

@@ -43,6 +43,28 @@ void pfmon_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Allocations the tool cannot go on without: exit 1 when they fail. */
+void *pfmon_xrealloc(void *p, size_t nmemb, size_t size)
+{
+	p = reallocarray(p, nmemb ? nmemb : 1, size);
+	if (!p) {
+		pfmon_err("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+void *pfmon_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size);
+
+	if (!p) {
+		pfmon_err("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);

@@ -7,6 +7,7 @@
 #define PFMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,13 @@ int cmd_list(int argc, char **argv);
 void pfmon_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pfmon_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int pfmon_verbose;
+
+/* Allocate or exit 1 with a message. */
+void *pfmon_xrealloc(void *p, size_t nmemb, size_t size);
+void *pfmon_xcalloc(size_t nmemb, size_t size);
+
+/* Event sets pfmon multiplexes at most. */
+#define PFMON_MAX_SETS		64
 
 /* Privilege levels an event counts at. */
 #define PFMON_PLM_USER		0x1

@@ -136,27 +136,6 @@ struct report {
 	uint64_t last_ns;	/* time of the latest sample */
 };
 
-static void *xrealloc(void *p, size_t nmemb, size_t size)
-{
-	p = reallocarray(p, nmemb ? nmemb : 1, size);
-	if (!p) {
-		pfmon_err("out of memory");
-		exit(1);
-	}
-	return p;
-}
-
-static void *xcalloc(size_t nmemb, size_t size)
-{
-	void *p = calloc(nmemb ? nmemb : 1, size);
-
-	if (!p) {
-		pfmon_err("out of memory");
-		exit(1);
-	}
-	return p;
-}
-
 static uint64_t hash64(uint64_t x)
 {
 	x ^= x >> 33;
@@ -197,7 +176,7 @@ static void strs_insert(char **strs, size_t cap, char *s)
 /* One copy of each string, so that keys compare as pointers. */
 static const char *intern(struct report *rep, const char *s, size_t len)
 {
-	char *copy = xrealloc(NULL, len + 1, 1), **old;
+	char *copy = pfmon_xrealloc(NULL, len + 1, 1), **old;
 	size_t i, cap;
 
 	memcpy(copy, s, len);
@@ -216,7 +195,7 @@ static const char *intern(struct report *rep, const char *s, size_t len)
 		old = rep->strs;
 		cap = rep->cap_strs;
 		rep->cap_strs = cap ? 2 * cap : 256;
-		rep->strs = xcalloc(rep->cap_strs, sizeof(*rep->strs));
+		rep->strs = pfmon_xcalloc(rep->cap_strs, sizeof(*rep->strs));
 		for (i = 0; i < cap; i++)
 			if (old[i])
 				strs_insert(rep->strs, rep->cap_strs, old[i]);
@@ -266,14 +245,14 @@ static struct image *image_new(struct report *rep, uint32_t pid,
 		old = rep->images;
 		cap = rep->cap_images;
 		rep->cap_images = cap ? 2 * cap : 64;
-		rep->images = xcalloc(rep->cap_images, sizeof(*rep->images));
+		rep->images = pfmon_xcalloc(rep->cap_images, sizeof(*rep->images));
 		for (i = 0; i < cap; i++)
 			if (old[i])
 				images_insert(rep->images, rep->cap_images,
 					      old[i]);
 		free(old);
 	}
-	img = xcalloc(1, sizeof(*img));
+	img = pfmon_xcalloc(1, sizeof(*img));
 	img->pid = pid;
 	img->prev = prev;
 	images_insert(rep->images, rep->cap_images, img);
@@ -307,7 +286,7 @@ static void map_add(struct image *img, const struct map *m)
 	}
 	if (img->nr_maps == img->cap_maps) {
 		img->cap_maps = img->cap_maps ? 2 * img->cap_maps : 16;
-		img->maps = xrealloc(img->maps, img->cap_maps,
+		img->maps = pfmon_xrealloc(img->maps, img->cap_maps,
 				     sizeof(*img->maps));
 	}
 	img->maps[img->nr_maps] = *m;
@@ -364,7 +343,7 @@ static void entries_grow(struct report *rep)
 	size_t i, cap = rep->cap_entries;
 
 	rep->cap_entries = cap ? 2 * cap : 1024;
-	rep->entries = xcalloc(rep->cap_entries, sizeof(*rep->entries));
+	rep->entries = pfmon_xcalloc(rep->cap_entries, sizeof(*rep->entries));
 	for (i = 0; i < cap; i++)
 		if (old[i].count)
 			*entries_slot(rep->entries, rep->cap_entries,
@@ -647,7 +626,7 @@ static int read_header(struct report *rep, const unsigned char *data,
 	h->pmu[sizeof(h->pmu) - 1] = '\0';
 	sanitize(h->command);
 	sanitize(h->pmu);
-	rep->events = xcalloc(h->nr_events, sizeof(*rep->events));
+	rep->events = pfmon_xcalloc(h->nr_events, sizeof(*rep->events));
 	return 0;
 }
 
@@ -682,7 +661,7 @@ static unsigned char *load(const char *path, size_t *size, bool *mapped)
 	for (;;) {
 		if (cap - *size < 65536) {
 			cap = cap ? 2 * cap : 1 << 20;
-			buf = xrealloc(buf, cap, 1);
+			buf = pfmon_xrealloc(buf, cap, 1);
 		}
 		n = read(fd, buf + *size, cap - *size);
 		if (n < 0 && errno == EINTR)
@@ -778,7 +757,7 @@ static const char *image_comm(struct report *rep, struct image *img)
 static size_t event_rows(struct report *rep, uint32_t event,
 			 struct row **rowsp)
 {
-	struct row *rows = xcalloc(rep->nr_entries, sizeof(*rows));
+	struct row *rows = pfmon_xcalloc(rep->nr_entries, sizeof(*rows));
 	enum sort_key sort = rep->opt.sort;
 	const struct entry *e;
 	size_t i, nr = 0, out;

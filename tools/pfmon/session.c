@@ -273,7 +273,7 @@ int pfmon_session_targets(struct pfmon_session *s,
 static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 {
 	struct pfm_ring_smpl_arg arg = { .data_pages = s->ring_pages };
-	pfarg_setdesc_t sd[PFM_MAX_EVTSETS];
+	pfarg_setdesc_t sd[PFMON_MAX_SETS];
 	pfarg_ctx_t ctx;
 	pfarg_pmc_t pc;
 	pfarg_pmd_t pd;

@@ -89,24 +89,14 @@ struct symbols {
 	struct dso *dsos;
 };
 
-static void *xrealloc(void *p, size_t nmemb, size_t size)
-{
-	p = reallocarray(p, nmemb ? nmemb : 1, size);
-	if (!p) {
-		pfmon_err("out of memory");
-		exit(1);
-	}
-	return p;
-}
-
 static void *xzalloc(size_t size)
 {
-	return memset(xrealloc(NULL, 1, size), 0, size);
+	return memset(pfmon_xrealloc(NULL, 1, size), 0, size);
 }
 
 static char *xstrdup(const char *s)
 {
-	return strcpy(xrealloc(NULL, strlen(s) + 1, 1), s);
+	return strcpy(pfmon_xrealloc(NULL, strlen(s) + 1, 1), s);
 }
 
 /* Grow *array of *cap elements of @size so that it holds @nr + 1. */
@@ -115,7 +105,7 @@ static void *grow(void *array, size_t *cap, size_t nr, size_t size)
 	if (nr < *cap)
 		return array;
 	*cap = *cap ? *cap * 2 : 64;
-	return xrealloc(array, *cap, size);
+	return pfmon_xrealloc(array, *cap, size);
 }
 
 struct symbols *symbols_new(const char *kallsyms)
@@ -172,7 +162,7 @@ static char *slurp(const char *path, int *err)
 	for (;;) {
 		if (cap - len < 4096) {
 			cap = cap ? cap * 2 : 1 << 20;
-			buf = xrealloc(buf, cap, 1);
+			buf = pfmon_xrealloc(buf, cap, 1);
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
@@ -557,7 +547,7 @@ static void dso_finish(struct dso *dso)
 		}
 		len += name_len(es->name) + 1;
 	}
-	dso->names = xrealloc(NULL, len, 1);
+	dso->names = pfmon_xrealloc(NULL, len, 1);
 	for (i = 0, p = dso->names; i < nr; i++) {
 		n = name_len(dso->syms[i].name);
 		memcpy(p, dso->syms[i].name, n);
