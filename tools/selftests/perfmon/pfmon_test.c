@@ -538,11 +538,13 @@ TEST(stat_matches_library_soft)
 	/*
 	 * pfmon starts counting without waiting for its child to block
 	 * in read() on its go pipe (session.c, child_exec()); when the
-	 * child is late, its rt_sigprocmask() and read() are counted too.
-	 * The direct count waits for the block, so it is exact.
+	 * child is late, what it does from fork() to that read() is
+	 * counted too: glibc's set_robust_list() in the new child, then
+	 * rt_sigprocmask() and read() (seen: +3 in 1 of 6 runs).  The
+	 * direct count waits for the block, so it is exact.
 	 */
 	EXPECT_LE(direct[0], (uint64_t)sc);
-	EXPECT_GE(direct[0] + 2, (uint64_t)sc);
+	EXPECT_GE(direct[0] + 3, (uint64_t)sc);
 	EXPECT_TRUE(within_pct(tc, direct[1], 15.0));
 	run_free(&r);
 }
