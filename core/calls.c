@@ -31,21 +31,32 @@ static struct pfm_smpl_buf *pfm_create_smpl(const struct pfm_create_args *a,
  *     the caller's RLIMIT_MEMLOCK)
  *
  * Never loads a PMU description module: with none registered the call
- * fails (the kernel API runs where loading one could deadlock).
+ * fails (the kernel API runs where loading one could deadlock).  A user
+ * context gets its creator's privileges now (pfm_perm_grant()), a kernel
+ * API one all of them.
  *
  * Context: process context; may sleep.
  * Return: 0, or as __pfm_create_context() and pfm_smpl_buf_create();
- * -ENODEV without a PMU description; -ENOMEM.
+ * -EACCES at paranoid level 3 without CAP_PERFMON; -ENODEV without a
+ * PMU description; -ENOMEM.
  */
 int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	       const struct pfm_create_args *a)
 {
+	u32 priv = PFM_PMC_PRIV_ALL;
 	struct pfm_smpl_buf *smpl;
 	struct pfm_pmu_config *pmu;
 	struct pfm_event_set *set0;
 	unsigned long flags;
 	int ret;
 
+	/* The creator's privileges, decided now (core/perm.c). */
+	if (!ctx->kernel) {
+		ret = pfm_perm_create();
+		if (ret)
+			return ret;
+		priv = pfm_perm_grant();
+	}
 	pmu = pfm_pmu_get();
 	if (!pmu) {
 		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
@@ -64,6 +75,10 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 
 	spin_lock_irqsave(&ctx->lock, flags);
 	ret = __pfm_create_context(ctx, req, pmu, set0, smpl);
+	if (!ret) {
+		ctx->priv = priv;
+		ctx->kernel_ips = priv & PFM_PMC_PRIV_KERNEL;
+	}
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	if (!ret)
 		return 0;

@@ -5,7 +5,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
@@ -91,7 +90,6 @@ struct pfm_context *pfm_context_alloc(void)
 	ctx->live_cpu = -1;
 	ctx->cpu = -1;
 	ctx->uid = uid;
-	ctx->kernel_ips = perfmon_capable();
 	init_waitqueue_head(&ctx->msgq_wait);
 	pfm_block_init(ctx);
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);

@@ -314,9 +314,12 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 
 	a->req = req;
 	if (pfm_ctx_is_system(ctx)) {
-		/* A CPU's samples show every user's threads and addresses. */
-		if (!ctx->kernel && !perfmon_capable()) {
-			pr_info_ratelimited("system-wide monitoring needs CAP_PERFMON (or CAP_SYS_ADMIN): run the monitor with it, or monitor threads\n");
+		/*
+		 * A CPU's samples show every user's threads and addresses:
+		 * the creator's privilege (kernel API contexts have it).
+		 */
+		if (!(ctx->priv & PFM_PMC_PRIV_CPU)) {
+			pfm_perm_system_refused();
 			return -EACCES;
 		}
 		a->cpu = req->load_pid;
@@ -362,7 +365,8 @@ static int __pfm_load_undo(struct pfm_context *ctx, void *arg)
  * the thread carries a context, the CPU has one, or task and system
  * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
  * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
- * system-wide without CAP_PERFMON (or CAP_SYS_ADMIN); -ESRCH no
+ * system-wide when the creator had neither CAP_PERFMON (or
+ * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no
  * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM.
  */
 int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)

@@ -108,7 +108,8 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 
 /*
  * Array calls: copy the array in, work on it, copy it back out (also on
- * -EINVAL, so that the caller sees which entry was refused and why).
+ * -EINVAL and -EACCES, so that the caller sees which entry was refused
+ * and why).
  */
 static void *pfm_array_in(void __user *uarg, size_t esize,
 			  struct pfarg_array *arr)
@@ -125,7 +126,7 @@ static void *pfm_array_in(void __user *uarg, size_t esize,
 static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 			  void *req, long ret)
 {
-	if ((!ret || ret == -EINVAL) &&
+	if ((!ret || ret == -EINVAL || ret == -EACCES) &&
 	    copy_to_user(u64_to_user_ptr(arr->arr_ptr), req,
 			 array_size(arr->arr_count, esize)))
 		ret = -EFAULT;

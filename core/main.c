@@ -15,6 +15,7 @@ static int __init pfm_init(void)
 {
 	int ret;
 
+	pfm_smpl_mem_init();
 	/* Frees contexts and hooks whose last reference dropped in atomic context. */
 	pfm_wq = alloc_workqueue("perfmon", 0, 0);
 	if (!pfm_wq)

@@ -138,9 +138,13 @@ struct completion;
  * @task_ended: per-thread: the thread passed its last context switch
  * @cpu: system-wide: the monitored CPU while loaded, else -1
  * @uid: owner, for the per-user limit (set at creation, then constant)
- * @kernel_ips: the opener may see kernel addresses (perfmon_capable());
- *              otherwise samples and messages of overflows taken in
- *              kernel mode carry IP 0 (set at open, then constant)
+ * @priv: PFM_PMC_PRIV_* the creator had (pfm_perm_grant(); all for the
+ *        kernel API): what PMC values may count, whether a system-wide
+ *        load is allowed (PFM_PMC_PRIV_CPU).  Set by PFM_CREATE_CONTEXT,
+ *        then constant
+ * @kernel_ips: the creator may see kernel addresses (PFM_PMC_PRIV_KERNEL
+ *              in @priv); otherwise samples and messages of overflows
+ *              taken in kernel mode carry IP 0 (set with @priv)
  * @switch_timer: time-based set switching on @live_cpu
  * @msgq: message ring; @msgq_head is the next to read, @msgq_tail the
  *        next free slot (indices modulo PFM_MSGS_COUNT, both free-running)
@@ -187,6 +191,7 @@ struct pfm_context {
 	bool task_ended;
 	int cpu;
 	kuid_t uid;
+	u32 priv;
 	bool kernel_ips;
 	struct hrtimer switch_timer;
 	union pfarg_msg msgq[PFM_MSGS_COUNT];
@@ -218,6 +223,16 @@ static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
 {
 	return ctx->flags & PFM_FL_SYSTEM_WIDE;
 }
+
+/* core/perm.c: the paranoid level (perf's numbers) and its decisions */
+#define PFM_PARANOID_MIN	(-1)
+#define PFM_PARANOID_DFL	2
+#define PFM_PARANOID_MAX	3
+extern int pfm_paranoid;
+u32 pfm_perm_grant(void);
+int pfm_perm_create(void);
+void pfm_perm_pmc_refused(u16 cnum, u32 missing);
+void pfm_perm_system_refused(void);
 
 /* core/pmu.c */
 struct pfm_pmu_config *pfm_pmu_get(void);
@@ -378,6 +393,9 @@ int pfm_smpl_copy(struct pfm_context *ctx, u64 pos, size_t len,
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, u64 tstamp);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
+extern unsigned long pfm_smpl_mem_max;
+void pfm_smpl_mem_init(void);
+unsigned long pfm_smpl_mem_used(void);
 
 /* core/msg.c */
 void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);

@@ -167,6 +167,16 @@ int pfm_pmu_info(struct pfarg_pmu_info *info)
 	return 0;
 }
 
+/* The output fields of a register's description, zeroed. */
+static void pfm_reg_info_clear(struct pfarg_reg_info *r)
+{
+	r->info_type = 0;
+	r->info_dfl_val = 0;
+	r->info_rsvd_msk = 0;
+	r->info_hw_addr = 0;
+	memset(r->info_name, 0, sizeof(r->info_name));
+}
+
 static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 			    struct pfarg_reg_info *r)
 {
@@ -175,6 +185,7 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 	if (r->info_flags || r->info_reserved1 || r->info_reserved[0] ||
 	    r->info_reserved[1]) {
 		r->info_flags = PFM_REG_RETFL_EFLAGS;
+		pfm_reg_info_clear(r);
 		return -EINVAL;
 	}
 	switch (r->info_kind) {
@@ -192,20 +203,25 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 		break;
 	default:
 		r->info_flags = PFM_REG_RETFL_EINVAL;
+		pfm_reg_info_clear(r);
 		return -EINVAL;
 	}
 
-	/* An unimplemented register is an answer, not an error. */
+	/*
+	 * An unimplemented register is an answer, not an error.  Every
+	 * output field is written either way: what the caller left there
+	 * must not read as an answer.
+	 */
 	if (!d || !(d->type & PFM_REGT_IMPL)) {
 		r->info_flags = PFM_REG_RETFL_NOTAVAIL;
-		r->info_type = 0;
+		pfm_reg_info_clear(r);
 		return 0;
 	}
 	r->info_type = d->type;
 	r->info_dfl_val = d->dfl_val;
 	r->info_rsvd_msk = d->rsvd_msk;
 	r->info_hw_addr = d->hw_addr;
-	strscpy(r->info_name, d->name, sizeof(r->info_name));
+	strscpy_pad(r->info_name, d->name, sizeof(r->info_name));
 	return 0;
 }
 

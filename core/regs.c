@@ -29,6 +29,26 @@ static bool pfm_trigger_mask_valid(const struct pfm_pmu_config *pmu, u64 m)
 	return bitmap_subset(mask, pmu->cnt_pmds, 64);
 }
 
+/*
+ * Does the value need a privilege the context's creator lacked?  Only
+ * the description knows what its bits count (PFM_PMC_PRIV_*).
+ */
+static u32 pfm_pmc_priv_check(struct pfm_context *ctx,
+			      const struct pfarg_pmc *req)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu_config *pmu = ctx->pmu;
+	u32 missing;
+
+	if (!pmu->pmc_priv)
+		return 0;
+	missing = pmu->pmc_priv(pmu, req->reg_num, req->reg_value) & ~ctx->priv;
+	if (!missing)
+		return 0;
+	pfm_perm_pmc_refused(req->reg_num, missing);
+	return PFM_REG_RETFL_NOPRIV;
+}
+
 static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 			 struct pfm_event_set **setp)
 	__must_hold(&ctx->lock)
@@ -51,7 +71,7 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 	if (pmu->pmc_write_check &&
 	    pmu->pmc_write_check(pmu, req->reg_num, req->reg_value))
 		return PFM_REG_RETFL_EINVAL;
-	return 0;
+	return pfm_pmc_priv_check(ctx, req);
 }
 
 /**
@@ -61,7 +81,9 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
  * @count: number of entries, at least 1
  *
  * Return: 0 when every entry was applied; -EINVAL when one was refused
- * (none applied); -EBADFD before PFM_CREATE_CONTEXT.
+ * (none applied), -EACCES when it was for want of a privilege
+ * (PFM_REG_RETFL_NOPRIV, Documentation/security.rst); -EBADFD before
+ * PFM_CREATE_CONTEXT.
  */
 int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
 		     unsigned int count)
@@ -81,7 +103,7 @@ int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
 		err = pfm_pmc_check(ctx, &req[i], &set);
 		req[i].reg_flags = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) | err;
 		if (err)
-			return -EINVAL;
+			return err == PFM_REG_RETFL_NOPRIV ? -EACCES : -EINVAL;
 	}
 	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].reg_set);

@@ -2,13 +2,20 @@
 /*
  * Sampling formats and buffers: the formats registered by name, the
  * buffer of a context (vmalloc'ed, charged to the creator's
- * RLIMIT_MEMLOCK, mapped by mmap() of the context file), and the calls
- * into the format from the overflow path.
+ * RLIMIT_MEMLOCK and to the global smpl_buffer_mem_max, mapped by mmap()
+ * of the context file), and the calls into the format from the overflow
+ * path.
+ *
+ * A mapping holds the context file (vma->vm_file), so the context and
+ * its buffer are freed, and uncharged, only once the file is closed and
+ * every mapping is gone, whatever the order (munmap or exit).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/kmod.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -119,15 +126,68 @@ static const struct pfm_smpl_fmt *pfm_fmt_get_load(const char *name)
 	return fmt;
 }
 
-/* Charge @pages to the caller's RLIMIT_MEMLOCK (kernel threads: none). */
+/*
+ * Every sampling buffer, users' and the kernel API's, counts against
+ * smpl_buffer_mem_max bytes (perfmon2's name), 1/16 of RAM unless the
+ * administrator says otherwise; ULONG_MAX (written as -1) is no limit.
+ * RLIMIT_MEMLOCK bounds one user; this bounds them all, and the kernel
+ * API's buffers, which no rlimit covers.  Neither CAP_IPC_LOCK nor the
+ * paranoid level lifts it.
+ */
+unsigned long pfm_smpl_mem_max;
+static atomic_long_t pfm_smpl_mem_cur;
+
+void pfm_smpl_mem_init(void)
+{
+	pfm_smpl_mem_max = (totalram_pages() / 16) << PAGE_SHIFT;
+}
+
+/* Bytes of sampling buffers allocated now, for sysfs. */
+unsigned long pfm_smpl_mem_used(void)
+{
+	return atomic_long_read(&pfm_smpl_mem_cur);
+}
+
+static int pfm_smpl_mem_reserve(size_t size)
+{
+	unsigned long max = READ_ONCE(pfm_smpl_mem_max);
+	long cur = atomic_long_read(&pfm_smpl_mem_cur);
+
+	do {
+		if (size > max || (unsigned long)cur > max - size) {
+			pr_info_ratelimited("a %zu KiB sampling buffer would take all buffers past /sys/kernel/perfmon/smpl_buffer_mem_max (%lu KiB, %lu KiB in use): raise it or ask for a smaller buffer\n",
+					    size >> 10, max >> 10,
+					    (unsigned long)cur >> 10);
+			return -ENOMEM;
+		}
+	} while (!atomic_long_try_cmpxchg(&pfm_smpl_mem_cur, &cur, cur + size));
+	return 0;
+}
+
+static void pfm_smpl_mem_unreserve(size_t size)
+{
+	atomic_long_sub(size, &pfm_smpl_mem_cur);
+}
+
+/*
+ * Charge the pages of @buf to the caller's locked_vm, within its
+ * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK (account_locked_vm()'s
+ * rule) or the paranoid level is -1 (perf's rule for perf_event_mlock_kb).
+ * Kernel threads have no mm: nothing to charge.
+ */
 static int pfm_smpl_charge(struct pfm_smpl_buf *buf)
 {
 	struct mm_struct *mm = current->mm;
+	bool bypass;
 	int ret;
 
 	if (!mm)
 		return 0;
-	ret = account_locked_vm(mm, buf->size >> PAGE_SHIFT, true);
+	bypass = READ_ONCE(pfm_paranoid) < 0 || capable(CAP_IPC_LOCK);
+	mmap_write_lock(mm);
+	ret = __account_locked_vm(mm, buf->size >> PAGE_SHIFT, true, current,
+				  bypass);
+	mmap_write_unlock(mm);
 	if (ret) {
 		pr_info_ratelimited("a %zu KiB sampling buffer exceeds RLIMIT_MEMLOCK of %s: raise it (ulimit -l) or ask for a smaller buffer\n",
 				    buf->size >> 10, current->comm);
@@ -146,7 +206,10 @@ static void pfm_smpl_uncharge(struct pfm_smpl_buf *buf)
 	mmdrop(buf->mm);
 }
 
-/* Allocate and charge the pages of @buf, sized by its format for @arg. */
+/*
+ * Allocate and charge the pages of @buf, sized by its format for @arg:
+ * to the global limit, then to the caller's RLIMIT_MEMLOCK (@charge).
+ */
 static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg,
 				bool charge)
 {
@@ -155,16 +218,33 @@ static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg,
 
 	if (!size || size > PFM_SMPL_MAX_BYTES)
 		return -EINVAL;
+	ret = pfm_smpl_mem_reserve(PAGE_ALIGN(size));
+	if (ret)
+		return ret;
 	buf->size = PAGE_ALIGN(size);
 	ret = charge ? pfm_smpl_charge(buf) : 0;
 	if (ret)
-		return ret;
+		goto unreserve;
 	buf->addr = vmalloc_user(buf->size);
 	if (!buf->addr) {
-		pfm_smpl_uncharge(buf);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto uncharge;
 	}
 	return 0;
+
+uncharge:
+	pfm_smpl_uncharge(buf);
+unreserve:
+	pfm_smpl_mem_unreserve(buf->size);
+	return ret;
+}
+
+/* Undo pfm_smpl_alloc_pages(). */
+static void pfm_smpl_free_pages(struct pfm_smpl_buf *buf)
+{
+	vfree(buf->addr);
+	pfm_smpl_uncharge(buf);
+	pfm_smpl_mem_unreserve(buf->size);
 }
 
 /**
@@ -177,7 +257,8 @@ static int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg,
  *
  * Context: process context; may sleep (may load the format's module).
  * Return: the buffer, or an ERR_PTR: -ENOENT no such format; -EINVAL bad
- * argument or size; -ENOMEM, also over RLIMIT_MEMLOCK.
+ * argument or size; -ENOMEM, also over RLIMIT_MEMLOCK or over
+ * smpl_buffer_mem_max.
  */
 struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 					 size_t arg_size, u32 ctx_flags,
@@ -209,8 +290,7 @@ struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 	return buf;
 
 free_pages:
-	vfree(buf->addr);
-	pfm_smpl_uncharge(buf);
+	pfm_smpl_free_pages(buf);
 free_buf:
 	kfree(smpl);
 put_fmt:
@@ -230,8 +310,7 @@ void pfm_smpl_buf_free(struct pfm_smpl_buf *buf)
 		return;
 	if (buf->fmt->exit)
 		buf->fmt->exit(buf);
-	vfree(buf->addr);
-	pfm_smpl_uncharge(buf);
+	pfm_smpl_free_pages(buf);
 	module_put(buf->fmt->owner);
 	kfree(container_of(buf, struct pfm_smpl, buf));
 }

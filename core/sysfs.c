@@ -5,7 +5,12 @@
  *   version                 ABI version, "2.91"
  *   task_sessions_count     loaded per-thread contexts
  *   sys_sessions_count      loaded system-wide contexts
- *   ctx_per_user_max        contexts a uid may hold (root may write)
+ *   ctx_per_user_max        contexts a uid may hold
+ *   paranoid                who may do what, perf_event_paranoid's numbers
+ *                           -1..3, default 2 (Documentation/security.rst)
+ *   smpl_buffer_mem_max     bytes all sampling buffers may take together
+ *                           (-1: no limit; default 1/16 of RAM)
+ *   smpl_buffer_mem_cur     bytes they take now (read-only)
  *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
@@ -14,7 +19,11 @@
  *                           dfl_val matter, the rest reads as for a PMC
  *
  * pmu_desc/ exists while a description is registered (pfm_pmu_mutex).
+ * The writable files are mode 0644 and also need CAP_SYS_ADMIN of the
+ * writer: root in a user namespace or without the capability is refused
+ * (-EPERM).
  */
+#include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -56,6 +65,8 @@ static ssize_t ctx_per_user_max_store(struct kobject *kobj,
 	unsigned int v;
 	int ret;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	ret = kstrtouint(buf, 0, &v);
 	if (ret)
 		return ret;
@@ -63,17 +74,82 @@ static ssize_t ctx_per_user_max_store(struct kobject *kobj,
 	return count;
 }
 
+static ssize_t paranoid_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(pfm_paranoid));
+}
+
+static ssize_t paranoid_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	int v, ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtoint(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (v < PFM_PARANOID_MIN || v > PFM_PARANOID_MAX)
+		return -EINVAL;
+	WRITE_ONCE(pfm_paranoid, v);
+	return count;
+}
+
+static ssize_t smpl_buffer_mem_max_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	unsigned long max = READ_ONCE(pfm_smpl_mem_max);
+
+	/* perfmon2 tools compare the value with (unsigned long)-1. */
+	return sysfs_emit(buf, "%lu\n", max);
+}
+
+static ssize_t smpl_buffer_mem_max_store(struct kobject *kobj,
+					 struct kobj_attribute *attr,
+					 const char *buf, size_t count)
+{
+	unsigned long v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "-1")) {
+		v = ULONG_MAX;
+	} else {
+		ret = kstrtoul(buf, 0, &v);
+		if (ret)
+			return ret;
+	}
+	/* Lowering it frees nothing: buffers in use stay. */
+	WRITE_ONCE(pfm_smpl_mem_max, v);
+	return count;
+}
+
+static ssize_t smpl_buffer_mem_cur_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", pfm_smpl_mem_used());
+}
+
 static struct kobj_attribute pfm_attr_version = __ATTR_RO(version);
 static struct kobj_attribute pfm_attr_task = __ATTR_RO(task_sessions_count);
 static struct kobj_attribute pfm_attr_sys = __ATTR_RO(sys_sessions_count);
 static struct kobj_attribute pfm_attr_limit = __ATTR_RW_MODE(ctx_per_user_max,
 							     0644);
+static struct kobj_attribute pfm_attr_paranoid = __ATTR_RW_MODE(paranoid, 0644);
+static struct kobj_attribute pfm_attr_mem_max =
+	__ATTR_RW_MODE(smpl_buffer_mem_max, 0644);
+static struct kobj_attribute pfm_attr_mem_cur = __ATTR_RO(smpl_buffer_mem_cur);
 
 static struct attribute *pfm_attrs[] = {
 	&pfm_attr_version.attr,
 	&pfm_attr_task.attr,
 	&pfm_attr_sys.attr,
 	&pfm_attr_limit.attr,
+	&pfm_attr_paranoid.attr,
+	&pfm_attr_mem_max.attr,
+	&pfm_attr_mem_cur.attr,
 	NULL,
 };
 

@@ -100,7 +100,6 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	ctx->kernel = true;
-	ctx->kernel_ips = true;
 	ctx->kcompl = c;
 	ret = pfm_create(ctx, req, &a);
 	if (ret) {

@@ -11,7 +11,10 @@
  *         PMUv3p5 (PMCR_EL0.LP and LC set), 32 bits before; the core
  *         extends 32-bit ones to 64 bits from their overflow interrupts.
  * Every other bit of a PMC is reserved.  An event the PMU says it does
- * not implement (PMCEID0/1_EL0, for the common events) is refused.
+ * not implement (PMCEID0/1_EL0, for the common events) is refused.  A
+ * filter that counts EL1 or EL2 needs the kernel-level privilege
+ * (Documentation/security.rst): user-level only is P set, NSK and NSH
+ * clear.
  *
  * Driver setting 0, el0_access: 1 lets the monitored thread read the
  * counters itself (PMUSERENR_EL0.ER and CR: mrs of PMCCNTR_EL0,
@@ -316,6 +319,21 @@ static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 	return pmuv3_event_ok(value & ARMV8_PMU_EVTYPE_EVENT) ? 0 : -EINVAL;
 }
 
+/*
+ * Does the filter count a privileged level?  EL1 is counted while P is
+ * clear; with EL3, Non-secure EL1 is counted while NSK equals P, so a
+ * set NSK counts it under a set P.  EL2 is counted while NSH is set.
+ * User level only: P set, NSK and NSH clear.
+ */
+static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
+			  u64 value)
+{
+	if (!(value & PMUV3_EXCL_EL1) || (value & PMUV3_NSK) ||
+	    (value & PMUV3_INCL_EL2))
+		return PFM_PMC_PRIV_KERNEL;
+	return 0;
+}
+
 static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
 			   u64 value, u32 ctx_flags)
 {
@@ -343,6 +361,7 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.pmd_desc	 = pmuv3_pmd_desc,
 	.num_pmd_entries = PMUV3_NUM_REGS,
 	.pmc_write_check = pmuv3_pmc_check,
+	.pmc_priv	 = pmuv3_pmc_priv,
 	.write_pmc	 = pmuv3_write_pmc,
 	.write_pmd	 = pmuv3_write_pmd,
 	.read_pmd	 = pmuv3_read_pmd,

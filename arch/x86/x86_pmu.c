@@ -431,6 +431,40 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	return 0;
 }
 
+/* FIXED_CTR_CTRL field bits (4 per fixed counter): OS, AnyThread */
+#define PFM_X86_FIXED_OS	0x1ULL
+#define PFM_X86_FIXED_ANY	0x4ULL
+#define PFM_X86_FIXED_FIELDS	(PFM_X86_MAX_FIXED * 4)
+
+/*
+ * What a control value counts beyond the monitored thread in user mode:
+ * the OS bit counts ring 0, AnyThread the other hyperthread of the core
+ * (perf asks the system-wide privilege for it, as here).  A bit the
+ * vendor part does not allow never gets here: its reserved mask refused
+ * it.  Both vendors' event selects have them at the same place.
+ */
+static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
+			    u64 value)
+{
+	u64 os = ARCH_PERFMON_EVENTSEL_OS, any = ARCH_PERFMON_EVENTSEL_ANY;
+	u32 priv = 0;
+	unsigned int i;
+
+	if (cnum == PFM_X86_FIXED_BASE) {
+		os = 0;
+		any = 0;
+		for (i = 0; i < PFM_X86_FIXED_FIELDS; i += 4) {
+			os |= PFM_X86_FIXED_OS << i;
+			any |= PFM_X86_FIXED_ANY << i;
+		}
+	}
+	if (value & os)
+		priv |= PFM_PMC_PRIV_KERNEL;
+	if (value & any)
+		priv |= PFM_PMC_PRIV_CPU;
+	return priv;
+}
+
 static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
 {
 	struct pfm_pmu_config *pmu = &xp->pmu;
@@ -439,6 +473,7 @@ static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
 	pmu->num_pmc_entries = PFM_X86_NUM_REGS;
 	pmu->pmd_desc = xp->pmd_desc;
 	pmu->num_pmd_entries = PFM_X86_NUM_REGS;
+	pmu->pmc_priv = pfm_x86_pmc_priv;
 	pmu->write_pmc = pfm_x86_write_pmc;
 	pmu->write_pmd = pfm_x86_write_pmd;
 	pmu->read_pmd = pfm_x86_read_pmd;

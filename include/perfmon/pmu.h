@@ -45,6 +45,14 @@ struct pfm_event_desc {
 	u64 code;
 };
 
+/*
+ * What a PMC value needs beyond user-level counting of the monitored
+ * thread (@pmc_priv of struct pfm_pmu_config); Documentation/security.rst.
+ */
+#define PFM_PMC_PRIV_KERNEL	0x1	/* counts at a kernel privilege level */
+#define PFM_PMC_PRIV_CPU	0x2	/* counts other threads of the core (AnyThread) */
+#define PFM_PMC_PRIV_ALL	(PFM_PMC_PRIV_KERNEL | PFM_PMC_PRIV_CPU)
+
 /**
  * struct pfm_pmu_config - a PMU description
  * @pmu_name: name shown to users
@@ -57,6 +65,14 @@ struct pfm_event_desc {
  * @pmc_write_check: optional check of a PMC value beyond the reserved
  *                   mask; returns 0 or -EINVAL.  Called with the
  *                   context lock held; must not sleep.
+ * @pmc_priv: optional; the PFM_PMC_PRIV_* bits PMC @cnum written with
+ *            @value needs: KERNEL when it counts at a kernel privilege
+ *            level (x86 OS, Arm EL1/EL2), CPU when it counts for other
+ *            threads than the monitored one (x86 AnyThread).  The core
+ *            only knows what the description says: without the hook no
+ *            value needs a privilege (the software PMU's counters).
+ *            Called after the value passed the other checks, with the
+ *            context lock held; must not sleep.
  * @acquire: optional; called in process context (may sleep) before the
  *           first context is loaded, to take the PMU (reserve counters,
  *           request interrupts).  Returns 0 or a negative errno.
@@ -118,6 +134,7 @@ struct pfm_pmu_config {
 	u16 num_pmd_entries;
 	int (*pmc_write_check)(const struct pfm_pmu_config *pmu, u16 cnum,
 			       u64 value);
+	u32 (*pmc_priv)(const struct pfm_pmu_config *pmu, u16 cnum, u64 value);
 	int (*acquire)(struct pfm_pmu_config *pmu);
 	void (*release)(struct pfm_pmu_config *pmu);
 	void (*write_pmc)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);

@@ -24,10 +24,11 @@
  * the minor number grows with each addition.  perfmon2's last series was
  * 2.8x; 2.90 is the first of this implementation.  2.92 added overflow
  * triggers (reg_start_pmds, reg_stop_pmds), the system-call event of the
- * software PMU and the sampling formats.
+ * software PMU and the sampling formats.  2.93 added the privilege check
+ * of PMC values (PFM_REG_RETFL_NOPRIV, -EACCES; Documentation/security.rst).
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		92U
+#define PFM_VERSION_MIN		93U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -77,6 +78,7 @@
 #define PFM_REG_RETFL_EFLAGS	(1U << 28) /* unknown flag or non-zero reserved field */
 #define PFM_REG_RETFL_UNUSED	(1U << 27) /* PMD read before it was written */
 #define PFM_REG_RETFL_DUP	(1U << 26) /* set created twice in one call */
+#define PFM_REG_RETFL_NOPRIV	(1U << 25) /* creator lacked the privilege: -EACCES */
 #define PFM_REG_RETFL_MASK	(0xffU << 24)
 
 /* Event set flags (pfarg_setdesc.set_flags). */

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "pfm_test.h"
 #include "kselftest_harness.h"
@@ -28,6 +29,14 @@ static int sysfs_read(const char *name, char *buf, size_t size)
 	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
+}
+
+/* Permission bits of file @name, or -1. */
+static int sysfs_mode(const char *name)
+{
+	struct stat st;
+
+	return stat(name, &st) ? -1 : (int)(st.st_mode & 0777);
 }
 
 static long sessions(const char *kind)
@@ -203,6 +212,16 @@ TEST(sysfs_layout)
 	EXPECT_EQ(0, access(SYSFS "formats", X_OK));
 	ASSERT_EQ(0, sysfs_read(SYSFS "ctx_per_user_max", buf, sizeof(buf)));
 	EXPECT_LT(0, strtol(buf, NULL, 0));
+	/* Permissions and limits (Documentation/security.rst). */
+	ASSERT_EQ(0, sysfs_read(SYSFS "paranoid", buf, sizeof(buf)));
+	EXPECT_STREQ("2", buf);
+	ASSERT_EQ(0, sysfs_read(SYSFS "smpl_buffer_mem_max", buf, sizeof(buf)));
+	EXPECT_LT(0, strtoll(buf, NULL, 0));
+	ASSERT_EQ(0, sysfs_read(SYSFS "smpl_buffer_mem_cur", buf, sizeof(buf)));
+	EXPECT_STREQ("0", buf);
+	EXPECT_EQ(0644, sysfs_mode(SYSFS "paranoid"));
+	EXPECT_EQ(0644, sysfs_mode(SYSFS "smpl_buffer_mem_max"));
+	EXPECT_EQ(0444, sysfs_mode(SYSFS "smpl_buffer_mem_cur"));
 }
 
 TEST_HARNESS_MAIN

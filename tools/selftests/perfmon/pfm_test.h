@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -367,6 +368,78 @@ static inline int run_child(int (*fn)(void))
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/* Become uid/gid 65534 (nobody: no capability); 0 or -errno. */
+static inline int become_nobody(void)
+{
+	return setresgid(65534, 65534, 65534) ||
+	       setresuid(65534, 65534, 65534) ? -errno : 0;
+}
+
+#define PFM_SYSFS	"/sys/kernel/perfmon/"
+
+/* Write @val to /sys/kernel/perfmon/@name; 0 or -errno. */
+static inline int knob_write(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* /sys/kernel/perfmon/@name as a number; -1000 when unreadable. */
+static inline long long knob_read(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1000;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1000;
+	buf[n] = 0;
+	return strtoll(buf, NULL, 0);
+}
+
+/* Set the paranoid level (as root); 0 or -errno. */
+static inline int set_paranoid(int level)
+{
+	char buf[8];
+
+	snprintf(buf, sizeof(buf), "%d", level);
+	return knob_write("paranoid", buf);
+}
+
+/*
+ * PFM_WRITE_PMCS of one PMC (set 0) expecting errno @want (0 or
+ * EACCES); with EACCES the entry must carry PFM_REG_RETFL_NOPRIV and
+ * nothing else.  True when it went as expected.
+ */
+static inline bool pmc_write_as(int fd, uint16_t num, uint64_t value, int want)
+{
+	struct pfarg_pmc pc;
+	int ret;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_num = num;
+	pc.reg_value = value;
+	ret = pfm_array(fd, PFM_WRITE_PMCS, &pc, 1);
+	if (ret != -want)
+		return false;
+	return (pc.reg_flags & PFM_REG_RETFL_MASK) ==
+	       (want ? PFM_REG_RETFL_NOPRIV : 0);
 }
 
 #endif /* _PFM_TEST_H */

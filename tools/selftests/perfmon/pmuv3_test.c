@@ -166,6 +166,77 @@ TEST(write_checks)
 	close(fd);
 }
 
+#define NSK		0x20000000ull	/* Non-secure EL1 filter */
+#define NSH		0x08000000ull	/* count EL2 */
+
+/* The errno priv_child expects for filters that count EL1 or EL2. */
+static int want_kernel;
+
+/*
+ * As uid 65534: a filter counting at EL0 only (P set, NSK and NSH
+ * clear) needs nothing; one counting EL1 (P clear, or NSK set) or EL2
+ * (NSH set) needs paranoid 1 or below, or CAP_PERFMON.  Both on an
+ * event counter (PMEVTYPER0) and the cycle counter (PMCCFILTR).  Exit
+ * status 0, or the step that went wrong.
+ */
+static int priv_child(void)
+{
+	int fd;
+
+	if (become_nobody())
+		return 100;
+	fd = pfm_new_ctx(0);
+	if (fd < 0)
+		return 101;
+	if (!pmc_write_as(fd, 0, EV_CPU_CYCLES | EXCL_EL1, 0))
+		return 102;
+	if (!pmc_write_as(fd, 0, EV_CPU_CYCLES, want_kernel))
+		return 103;
+	if (!pmc_write_as(fd, 0, EV_CPU_CYCLES | EXCL_EL1 | NSK, want_kernel))
+		return 104;
+	if (!pmc_write_as(fd, 0, EV_CPU_CYCLES | EXCL_EL1 | NSH, want_kernel))
+		return 105;
+	if (!pmc_write_as(fd, CYCLE_IDX, EXCL_EL1, 0))
+		return 106;
+	if (!pmc_write_as(fd, CYCLE_IDX, 0, want_kernel))
+		return 107;
+	close(fd);
+	return 0;
+}
+
+TEST(kernel_level_needs_privilege)
+{
+	static const struct { int level, want; } step[] = {
+		{ 2, EACCES }, { 1, 0 }, { 0, 0 },
+	};
+	long long saved = knob_read("paranoid");
+	unsigned int i;
+	int fd, status;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users and set the level");
+	ASSERT_EQ(2, saved);
+	for (i = 0; i < ARRAY_SIZE(step); i++) {
+		ASSERT_EQ(0, set_paranoid(step[i].level));
+		want_kernel = step[i].want;
+		status = run_child(priv_child);
+		EXPECT_EQ(0, status) {
+			TH_LOG("paranoid %d: child step %d failed",
+			       step[i].level, status);
+		}
+	}
+	/* CAP_PERFMON (root) bypasses the level. */
+	EXPECT_EQ(0, set_paranoid(2));
+	fd = pfm_new_ctx(0);
+	EXPECT_LE(0, fd);
+	EXPECT_TRUE(pmc_write_as(fd, 0, EV_CPU_CYCLES | NSH, 0));
+	EXPECT_TRUE(pmc_write_as(fd, CYCLE_IDX, 0, 0));
+	close(fd);
+	EXPECT_EQ(0, set_paranoid(saved));
+}
+
 /* Instructions retired at EL0: exact, up to the constant K. */
 TEST(inst_retired_exact)
 {

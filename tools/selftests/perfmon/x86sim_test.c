@@ -311,11 +311,11 @@ static int hidden_ip_child(void)
 	int tick, fd;
 
 	tick = open(SIM_DIR "tick", O_WRONLY);
-	if (tick < 0 || pin_to_cpu(0) ||
-	    setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+	if (tick < 0 || pin_to_cpu(0) || become_nobody())
 		return 100;
+	/* User level only: counting in ring 0 needs the privilege too. */
 	fd = pfm_new_ctx(0);
-	if (fd < 0 || pfm_add_ctr(fd, 0, 0, COUNTING, 0, 0))
+	if (fd < 0 || pfm_add_ctr(fd, 0, 0, COUNTING & ~EVT_OS, 0, 0))
 		return 101;
 	memset(&pd, 0, sizeof(pd));
 	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY;
@@ -340,6 +340,89 @@ TEST_F(sim, kernel_ip_hidden_without_cap)
 	TH_LOG("child: %d (0 ok; 104 no message; 105 kernel IP shown)",
 	       status);
 	EXPECT_EQ(0, status);
+}
+
+/* The errnos priv_child expects: 0 or EACCES. */
+static int want_os, want_any;
+
+/*
+ * As uid 65534: user-level counting needs nothing; the OS bit of a
+ * general counter or of a fixed counter's field counts ring 0 (paranoid
+ * 1 or below, or CAP_PERFMON); AnyThread counts the other hyperthread
+ * (paranoid 0 or below, as perf).  A refused entry refuses the whole
+ * array, flagged on that entry only.  Exit status 0, or the step that
+ * went wrong.
+ */
+static int priv_child(void)
+{
+	struct pfarg_pmc pc[2];
+	int fd, ret;
+
+	if (become_nobody())
+		return 100;
+	fd = pfm_new_ctx(0);
+	if (fd < 0)
+		return 101;
+	if (!pmc_write_as(fd, 0, CORE_CYCLES | EVT_USR | EVT_EN, 0))
+		return 102;
+	if (!pmc_write_as(fd, 0, CORE_CYCLES | EVT_OS | EVT_EN, want_os))
+		return 103;
+	if (!pmc_write_as(fd, 1, COUNTING, want_os))
+		return 104;
+	if (!pmc_write_as(fd, FIXED_CTRL, 0x2, 0))		/* fixed 0: USR */
+		return 105;
+	if (!pmc_write_as(fd, FIXED_CTRL, 0x2 | 0x10, want_os))	/* fixed 1: OS */
+		return 106;
+	if (!pmc_write_as(fd, 2, CORE_CYCLES | EVT_USR | EVT_ANY | EVT_EN,
+			  want_any))
+		return 107;
+	if (!pmc_write_as(fd, FIXED_CTRL, 0x2 | 0x4, want_any))	/* fixed 0: ANY */
+		return 108;
+	memset(pc, 0, sizeof(pc));
+	pc[0].reg_num = 3;
+	pc[0].reg_value = CORE_CYCLES | EVT_USR | EVT_EN;
+	pc[1].reg_num = 3;
+	pc[1].reg_value = CORE_CYCLES | EVT_OS | EVT_EN;
+	ret = pfm_array(fd, PFM_WRITE_PMCS, pc, 2);
+	if (ret != -want_os || (pc[0].reg_flags & PFM_REG_RETFL_MASK) ||
+	    (pc[1].reg_flags & PFM_REG_RETFL_MASK) !=
+	    (want_os ? PFM_REG_RETFL_NOPRIV : 0))
+		return 109;
+	close(fd);
+	return 0;
+}
+
+TEST_F(sim, kernel_level_needs_privilege)
+{
+	static const struct { int level, os, any; } step[] = {
+		{ 2, EACCES, EACCES }, { 1, 0, EACCES }, { 0, 0, 0 },
+		{ -1, 0, 0 },
+	};
+	long long saved = knob_read("paranoid");
+	unsigned int i;
+	int fd, status;
+
+	ASSERT_EQ(0, sim_load(""));
+	ASSERT_EQ(2, saved);
+	for (i = 0; i < ARRAY_SIZE(step); i++) {
+		ASSERT_EQ(0, set_paranoid(step[i].level));
+		want_os = step[i].os;
+		want_any = step[i].any;
+		status = run_child(priv_child);
+		EXPECT_EQ(0, status) {
+			TH_LOG("paranoid %d: child step %d failed",
+			       step[i].level, status);
+		}
+	}
+	/* CAP_PERFMON (root) bypasses the level. */
+	EXPECT_EQ(0, set_paranoid(2));
+	fd = pfm_new_ctx(0);
+	EXPECT_LE(0, fd);
+	EXPECT_TRUE(pmc_write_as(fd, 0, COUNTING, 0));
+	EXPECT_TRUE(pmc_write_as(fd, 1, COUNTING | EVT_ANY, 0));
+	EXPECT_TRUE(pmc_write_as(fd, FIXED_CTRL, 0x7, 0));
+	close(fd);
+	EXPECT_EQ(0, set_paranoid(saved));
 }
 
 /* No full-width writes: 31-bit counters, biased, rebiased in the NMI. */
