@@ -71,8 +71,10 @@ void pfmon_explain(const char *what, int err)
 		break;
 	case EACCES:
 		fprintf(stderr,
-			"  monitoring CPUs needs CAP_PERFMON or CAP_SYS_ADMIN: run as root,\n"
-			"  or monitor a command or your own threads instead\n");
+			"  monitoring CPUs needs CAP_PERFMON or CAP_SYS_ADMIN, or\n"
+			"  /sys/kernel/perfmon/paranoid at 0: run as root, or monitor a command\n"
+			"  or your own threads instead; counting in the kernel (events without\n"
+			"  :u) needs them or paranoid at 1: add :u to the events\n");
 		break;
 	case EPERM:
 		fprintf(stderr,
@@ -87,8 +89,9 @@ void pfmon_explain(const char *what, int err)
 		break;
 	case ENOMEM:
 		fprintf(stderr,
-			"  sampling buffers count against the locked-memory limit: raise it\n"
-			"  (ulimit -l) or ask for fewer pages (-m)\n");
+			"  sampling buffers count against the locked-memory limit (ulimit -l)\n"
+			"  and all of them against /sys/kernel/perfmon/smpl_buffer_mem_max:\n"
+			"  raise them or ask for fewer pages (-m)\n");
 		break;
 	case EMFILE:
 	case ENFILE:
