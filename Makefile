@@ -7,7 +7,10 @@
 #   make install         install libperfmon: header, libraries, pkg-config
 #                        (DESTDIR=, PREFIX=/usr/local)
 #   make deps            install what the project needs (Debian archive)
-#   make check           every gate: builds, sparse, checkpatch, both guests
+#   make check           every gate: builds, sparse, checkpatch, both guests,
+#                        the debug kernel gate
+#   make check-debug     the x86_64 suite and the fuzzer on a KASAN/lockdep/
+#                        kmemleak/failslab kernel (built once, cached)
 #   make run             boot a guest and profile a workload with pfmon
 #   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
 #   make help            all targets

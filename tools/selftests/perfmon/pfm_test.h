@@ -82,12 +82,28 @@ static inline void burn_cpu(uint64_t ns)
 		;
 }
 
-/* Is @v within @pct percent of @ref? */
+/*
+ * Timing tolerances are set for Debian's kernels under TCG.  The debug
+ * kernel (KASAN, lockdep, kmemleak: make check-debug) runs kernel paths
+ * several times slower, so the time a start, a stop or an overflow takes
+ * is a bigger share of a short measurement: the rig passes
+ * PFM_TIMING_SLACK=N there and time tolerances are N times wider.  Exact
+ * counts (system calls, samples) are never widened.
+ */
+static inline double timing_slack(void)
+{
+	const char *s = getenv("PFM_TIMING_SLACK");
+	double v = s ? atof(s) : 1.0;
+
+	return v >= 1.0 ? v : 1.0;
+}
+
+/* Is @v within @pct percent (times the timing slack) of @ref? */
 static inline bool within_pct(uint64_t v, uint64_t ref, double pct)
 {
 	double d = (double)v - (double)ref;
 
-	return (d < 0 ? -d : d) <= (double)ref * pct / 100.0;
+	return (d < 0 ? -d : d) <= (double)ref * pct * timing_slack() / 100.0;
 }
 
 static inline int pin_to_cpu(int cpu)

@@ -142,8 +142,11 @@ TEST(overflow_switching)
 		TH_LOG("set %d: %llu runs, %llu ns active", i,
 		       (unsigned long long)si[i].set_runs,
 		       (unsigned long long)si[i].set_act_duration);
-		/* 100 ms of 1 ms turns: about 50 each. */
-		EXPECT_LE(35, si[i].set_runs);
+		/*
+		 * 100 ms of 1 ms turns: about 50 each; fewer when each
+		 * switch takes a share of the time (timing slack).
+		 */
+		EXPECT_LE(35 / timing_slack(), si[i].set_runs);
 		EXPECT_GE(65, si[i].set_runs);
 		EXPECT_EQ(1, si[i].set_ovfl_pmds[0]);
 		memset(&pd, 0, sizeof(pd));

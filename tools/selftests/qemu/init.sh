@@ -25,6 +25,12 @@ echo 30 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 echo "RIG-BOOTED $(uname -r) $(uname -m) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
+# The debug kernel (make check-debug) has kmemleak: forget what boot left
+# unreferenced, so that the scan at the end reports only what the run
+# leaked.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
+
 rc=0
 loaded=""
 load_modules() {
@@ -84,6 +90,24 @@ if load_modules; then
 	esac
 	unload_modules
 fi
+
+# After the modules are gone, anything they allocated and did not free
+# is unreferenced.  kmemleak skips objects younger than 5 s and reports
+# an object after two scans that found it unreferenced.
+kmemleak_scan() {
+	sleep 6
+	echo scan > $KMEMLEAK
+	echo scan > $KMEMLEAK
+	leaks=$(grep -c '^unreferenced object' $KMEMLEAK)
+	if [ "$leaks" -eq 0 ]; then
+		echo "RIG-CHECK pass kmemleak scan empty"
+	else
+		echo "RIG-CHECK fail kmemleak: $leaks unreferenced objects"
+		cat $KMEMLEAK
+		rc=1
+	fi
+}
+[ -w $KMEMLEAK ] && kmemleak_scan
 
 echo "RIG-DMESG-BEGIN"
 dmesg

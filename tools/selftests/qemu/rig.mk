@@ -26,7 +26,8 @@ STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
 #  tree does not have.
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 
-.PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run
+.PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run \
+	check-debug
 
 need-deps:
 	@if [ -z "$(KABI)" ] || [ ! -d "$(KSFT)" ]; then \
@@ -85,9 +86,43 @@ check-dkms: need-deps
 	@echo "  DKMS    $(KABI)-amd64"
 	@$(TOP)/tools/build/dkms-check.sh $(KABI)-amd64
 
-# Every gate, both guests; ends with "N passed, N failed[, N skipped]".
+# Every gate, both guests and the debug kernel; ends with
+# "N passed, N failed[, N skipped]".
 check:
 	@$(RIG)/check
+
+# The debug kernel gate alone: KASAN, lockdep, kmemleak, failslab, UBSAN
+# (tools/build/debug-x86_64.config), the suite, the fuzzer, a kmemleak
+# scan.
+check-debug:
+	@$(RIG)/check --debug
+
+# Per-arch debug rules: debug-kernel-ARCH (built once from
+# linux-source-6.1 and cached) and build-ARCH-debug, the modules built
+# against it (W=1, no warnings) in their own tree; the test programs and
+# pfmon are the ARCH ones (same user ABI).
+define debug_rules
+debug-kernel-$(1): need-deps
+	@$(TOP)/tools/build/debug-kernel.sh $(CACHE) $(1)
+
+build-$(1)-debug: debug-kernel-$(1) build-$(1)
+	@mkdir -p $(BUILD)/$(1)-debug/src
+	@tar -C $(BUILD)/$(1)/src --exclude='*.o' --exclude='*.ko' \
+	  --exclude='.*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+	  --exclude=modules.order --exclude=Module.symvers \
+	  -cf - . | tar -C $(BUILD)/$(1)-debug/src -xf -
+	@ln -sfn ../$(1)/pfmon $(BUILD)/$(1)-debug/pfmon
+	@echo "  BUILD   $(1) modules for the debug kernel"
+	@$(MAKE) -C $(CACHE)/debug-$(1)/obj M=$(BUILD)/$(1)-debug/src \
+	  ARCH=$(call guest_karch,$(1)) CROSS_COMPILE=$(call guest_cross,$(1)) \
+	  W=1 modules > $(BUILD)/$(1)-debug/build.log 2>&1 || \
+	  { cat $(BUILD)/$(1)-debug/build.log; exit 1; }
+	@if grep -E 'warning:|error:' $(BUILD)/$(1)-debug/build.log; then \
+	  echo "error: compiler warnings in the $(1) debug build" >&2; exit 1; fi
+
+.PHONY: debug-kernel-$(1) build-$(1)-debug
+endef
+$(foreach a,$(GUEST_ARCHES),$(eval $(call debug_rules,$(a))))
 
 # The rig's own tests: a failing test, a WARNING in the kernel log and a
 # hung guest must each fail a run.
