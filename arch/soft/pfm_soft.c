@@ -64,6 +64,15 @@
 
 #define SOFT_CTR_MASK		GENMASK_ULL(SOFT_CTR_WIDTH - 1, 0)
 #define SOFT_CTR_WRAP		BIT_ULL(SOFT_CTR_WIDTH)
+/*
+ * The wrap timer never fires sooner than this after it is armed: a clock
+ * counter written a few ns below its wrap, with as short a reset value,
+ * would otherwise keep the CPU in the timer interrupt (any user can write
+ * one).  perf clamps its clock events to the same 10 us.  A wrap is then
+ * reported up to 10 us late; the counter reads as its highest value
+ * until then.
+ */
+#define SOFT_MIN_TIMER_NS	(10 * NSEC_PER_USEC)
 
 #define SOFT_EVTSEL_EVENT	GENMASK_ULL(7, 0)
 #define SOFT_EVTSEL_RSVD	(~SOFT_EVTSEL_EVENT)
@@ -205,7 +214,8 @@ static void soft_arm_timer(struct soft_cpu *sc)
 	if (next == U64_MAX)
 		hrtimer_try_to_cancel(&sc->wrap_timer);
 	else
-		hrtimer_start(&sc->wrap_timer, ns_to_ktime(max_t(u64, next, 1)),
+		hrtimer_start(&sc->wrap_timer,
+			      ns_to_ktime(max_t(u64, next, SOFT_MIN_TIMER_NS)),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 

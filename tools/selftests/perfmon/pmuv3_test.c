@@ -331,7 +331,11 @@ static void check_cycles_overflow(struct __test_metadata *_metadata, int fd,
 	       (unsigned long long)v, (unsigned long long)t);
 	EXPECT_EQ(1ull << CYCLE_IDX, ovfl);
 	EXPECT_LT(t - MS - 200000, v);
-	EXPECT_GT(t - MS, v);
+	/*
+	 * Cycles never exceed the time, except by the timing slack: on the
+	 * debug kernel they exceeded it by 0.08% (3.4 us in 4.1 ms).
+	 */
+	EXPECT_GT(t - MS + (uint64_t)(t * (timing_slack() - 1) / 1000), v);
 }
 
 /* The overflow interrupt arrives while counting (check_cycles_overflow). */
