@@ -25,42 +25,10 @@
 #define KAPI_KO		"/modules/pfm_kapi_test.ko"
 #define KAPI_MOD	"pfm_kapi_test"
 #define KAPI_DIR	"/sys/kernel/debug/pfm_kapi_test/"
-#define PERFMON_MOD	"/sys/module/perfmon"
 #define SYSFS		"/sys/kernel/perfmon/"
 #define RESULT_SIZE	4096
 #define MS		1000000ll
 #define NO_KEY		LLONG_MIN
-
-/* The first line of @path as a number; -1 when it cannot be read. */
-static long long read_num(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtoll(buf, NULL, 0);
-}
-
-static long long perfmon_refcnt(void)
-{
-	return read_num(PERFMON_MOD "/refcnt");
-}
-
-static long long sessions(const char *kind)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), SYSFS "%s_sessions_count", kind);
-	return read_num(path);
-}
 
 /*
  * Unload the test module; 0 or -errno.  It is busy while a file of its
@@ -86,22 +54,6 @@ static int kapi_load(void)
 			ret = module_load(KAPI_KO, "");
 	}
 	return ret;
-}
-
-/*
- * Wait (up to 2 s) for perfmon.ko's reference count to come back to
- * @want; the count it ends with.
- */
-static long long refcnt_settle(long long want)
-{
-	long long n = perfmon_refcnt();
-	int tries = 200;
-
-	while (n != want && --tries) {
-		usleep(10000);
-		n = perfmon_refcnt();
-	}
-	return n;
 }
 
 /* Run @scenario; its result into @res (NUL-terminated).  0 or -errno. */

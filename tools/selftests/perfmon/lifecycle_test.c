@@ -39,14 +39,6 @@ static int sysfs_mode(const char *name)
 	return stat(name, &st) ? -1 : (int)(st.st_mode & 0777);
 }
 
-static long sessions(const char *kind)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), SYSFS "%s_sessions_count", kind);
-	return sysfs_read(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 0);
-}
-
 /* Attach a task-clock context to @tid, started; its fd. */
 static int attach_started(int tid)
 {

@@ -410,23 +410,108 @@ static inline int knob_write(const char *name, const char *val)
 	return ret;
 }
 
-/* /sys/kernel/perfmon/@name as a number; -1000 when unreadable. */
-static inline long long knob_read(const char *name)
+/*
+ * @n getppid() calls with the system call instruction itself, no libc
+ * in between: the software PMU's system-call event counts them exactly.
+ * Always inlined, so that the instructions land in the caller's section
+ * (smpl_test.c locates samples by it).
+ */
+/* The kernel's attribute spelling; user space has no such header. */
+#define pfm_attr(...)	__attribute__((__VA_ARGS__))
+
+static inline pfm_attr(__always_inline__) void raw_getppid(unsigned long n)
 {
-	char path[128], buf[32];
+	for (; n; n--) {
+#if defined(__x86_64__)
+		long ret;
+
+		asm volatile("syscall"
+			     : "=a" (ret)
+			     : "0" ((long)__NR_getppid)
+			     : "rcx", "r11", "memory");
+		(void)ret;
+#elif defined(__i386__)
+		long ret;
+
+		asm volatile("int $0x80"
+			     : "=a" (ret)
+			     : "0" ((long)__NR_getppid)
+			     : "memory");
+		(void)ret;
+#elif defined(__aarch64__)
+		register long x8 asm("x8") = __NR_getppid;
+		register long x0 asm("x0");
+
+		asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
+		(void)x0;
+#else
+#error "raw_getppid(): no system call instruction for this architecture"
+#endif
+	}
+}
+
+/* The first line of @path as a number; @dflt when it cannot be read. */
+static inline long long read_num_or(const char *path, long long dflt)
+{
+	char buf[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1000;
+		return dflt;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return -1000;
+		return dflt;
 	buf[n] = 0;
 	return strtoll(buf, NULL, 0);
+}
+
+static inline long long read_num(const char *path)
+{
+	return read_num_or(path, -1);
+}
+
+/* /sys/kernel/perfmon/@name as a number; -1000 when unreadable. */
+static inline long long knob_read(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
+	return read_num_or(path, -1000);
+}
+
+/* Loaded sessions of @kind ("task" or "sys"); -1 when unreadable. */
+static inline long long sessions(const char *kind)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PFM_SYSFS "%s_sessions_count", kind);
+	return read_num(path);
+}
+
+#define PERFMON_MOD	"/sys/module/perfmon"
+
+static inline long long perfmon_refcnt(void)
+{
+	return read_num(PERFMON_MOD "/refcnt");
+}
+
+/*
+ * perfmon.ko's reference count once it settles on @want (up to 2 s): a
+ * closed context may be freed, and drop its reference, from pfm_wq.
+ */
+static inline long long refcnt_settle(long long want)
+{
+	long long n = perfmon_refcnt();
+	int tries = 200;
+
+	while (n != want && --tries) {
+		usleep(10000);
+		n = perfmon_refcnt();
+	}
+	return n;
 }
 
 /* Set the paranoid level (as root); 0 or -errno. */

@@ -511,30 +511,40 @@ static int unpin(void)
 /*
  * soft: pfmon stat's syscalls equal, exactly, a direct count of the same
  * command, up to what pfmon's own child does before it blocks (below);
- * task-clock agrees within 15%.
+ * task-clock agrees within 15%.  Task-clock is the best of 3 runs of
+ * each: the guest's two vCPUs share one host thread, so anything running
+ * on the other vCPU stretches a run's time (seen: 61 ms against 79 ms),
+ * never shortens it.
  */
 TEST(stat_matches_library_soft)
 {
 	const char *why;
 	const uint64_t ev[2] = { SOFT_EV_SYSCALLS, SOFT_EV_TASK_CLOCK };
-	uint64_t direct[2];
-	int64_t sc, tc;
+	uint64_t direct[2], direct_tc = UINT64_MAX;
+	int64_t sc = 0, tc = INT64_MAX, v;
 	struct run r = { };
+	int i;
 
 	why = cannot_run("soft");
 	if (why)
 		SKIP(return, "%s", why);
 	warm_up();
-	ASSERT_EQ(0, run_sh(&r, "pfmon stat -x, -e syscalls,task-clock -- hotspot -r 20"))
-		TH_LOG("stderr: %s", r.err);
-	sc = stat_value(r.out, "syscalls");
-	tc = stat_value(r.out, "task-clock");
-	ASSERT_EQ(0, direct_count(ev, 2, "20", direct));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, run_sh(&r, "pfmon stat -x, -e syscalls,task-clock -- hotspot -r 20"))
+			TH_LOG("stderr: %s", r.err);
+		if (!i)
+			sc = stat_value(r.out, "syscalls");
+		v = stat_value(r.out, "task-clock");
+		ASSERT_LT(0, v) TH_LOG("stdout: %s", r.out);
+		tc = v < tc ? v : tc;
+		run_free(&r);
+		ASSERT_EQ(0, direct_count(ev, 2, "20", direct));
+		direct_tc = direct[1] < direct_tc ? direct[1] : direct_tc;
+	}
 	TH_LOG("syscalls: pfmon %lld, direct %llu; task-clock: pfmon %lld ns, direct %llu ns",
 	       (long long)sc, (unsigned long long)direct[0], (long long)tc,
-	       (unsigned long long)direct[1]);
-	ASSERT_LT(0, sc) TH_LOG("stdout: %s", r.out);
-	ASSERT_LT(0, tc) TH_LOG("stdout: %s", r.out);
+	       (unsigned long long)direct_tc);
+	ASSERT_LT(0, sc);
 	/*
 	 * pfmon starts counting without waiting for its child to block
 	 * in read() on its go pipe (session.c, child_exec()); when the
@@ -545,8 +555,7 @@ TEST(stat_matches_library_soft)
 	 */
 	EXPECT_LE(direct[0], (uint64_t)sc);
 	EXPECT_GE(direct[0] + 3, (uint64_t)sc);
-	EXPECT_TRUE(within_pct(tc, direct[1], 15.0));
-	run_free(&r);
+	EXPECT_TRUE(within_pct(tc, direct_tc, 15.0));
 }
 
 /*

@@ -39,7 +39,6 @@ static_assert(sizeof(struct pfm_ring_set_switch) == 24, "ring switch");
  * The kernel's names for the attributes raw_syscalls() needs
  * (include/linux/compiler_attributes.h): user space has no such header.
  */
-#define pfm_attr(...)	__attribute__((__VA_ARGS__))
 #define __section(s)	pfm_attr(__section__(s))
 #define noinline	pfm_attr(__noinline__)
 #define __noclone	pfm_attr(__noclone__)
@@ -64,36 +63,7 @@ static_assert(sizeof(struct pfm_ring_set_switch) == 24, "ring switch");
 static noinline __noclone __section("smpl_text")
 void raw_syscalls(unsigned long n)
 {
-	for (; n; n--) {
-#if defined(__x86_64__)
-		long ret;
-
-		asm volatile("syscall"
-			     : "=a" (ret)
-			     : "0" ((long)__NR_getppid)
-			     : "rcx", "r11", "memory");
-		(void)ret;
-#elif defined(__i386__)
-		long ret;
-
-		asm volatile("int $0x80"
-			     : "=a" (ret)
-			     : "0" ((long)__NR_getppid)
-			     : "memory");
-		(void)ret;
-#elif defined(__aarch64__)
-		register long x8 asm("x8") = __NR_getppid;
-		register long x0 asm("x0");
-
-		asm volatile("svc #0"
-			     : "=r" (x0)
-			     : "r" (x8)
-			     : "memory");
-		(void)x0;
-#else
-#error "raw_syscalls(): no system call instruction for this architecture"
-#endif
-	}
+	raw_getppid(n);
 }
 
 /* Does the sampled @ip lie inside raw_syscalls()? */

@@ -30,7 +30,6 @@
 #include "kselftest_harness.h"
 
 #define SYSFS		"/sys/kernel/perfmon/"
-#define PERFMON_REFCNT	"/sys/module/perfmon/refcnt"
 #define MODDIR		"/modules/"
 #define KAPI_DIR	"/sys/kernel/debug/pfm_kapi_test/"
 #define DEBUGFS		"/sys/kernel/debug/"
@@ -46,33 +45,7 @@
 /* @n raw getppid() calls. */
 static void raw_syscalls(unsigned long n)
 {
-	for (; n; n--) {
-#if defined(__x86_64__)
-		long ret;
-
-		asm volatile("syscall"
-			     : "=a" (ret)
-			     : "0" ((long)__NR_getppid)
-			     : "rcx", "r11", "memory");
-		(void)ret;
-#elif defined(__i386__)
-		long ret;
-
-		asm volatile("int $0x80"
-			     : "=a" (ret)
-			     : "0" ((long)__NR_getppid)
-			     : "memory");
-		(void)ret;
-#elif defined(__aarch64__)
-		register long x8 asm("x8") = __NR_getppid;
-		register long x0 asm("x0");
-
-		asm volatile("svc #0" : "=r" (x0) : "r" (x8) : "memory");
-		(void)x0;
-#else
-#error "raw_syscalls(): no system call instruction for this architecture"
-#endif
-	}
+	raw_getppid(n);
 }
 
 /*
@@ -103,46 +76,6 @@ static pfm_attr(__noreturn__) void raw_exit(void)
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
-
-static long long read_num(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtoll(buf, NULL, 0);
-}
-
-static long long sessions(const char *kind)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), SYSFS "%s_sessions_count", kind);
-	return read_num(path);
-}
-
-/*
- * perfmon.ko's reference count once it settles on @want (up to 2 s):
- * a closed context may be freed, and drop its reference, from pfm_wq.
- */
-static long long refcnt_settle(long long want)
-{
-	long long n = read_num(PERFMON_REFCNT);
-	int tries = 200;
-
-	while (n != want && --tries) {
-		usleep(10000);
-		n = read_num(PERFMON_REFCNT);
-	}
-	return n;
-}
 
 static unsigned long env_num(const char *name, unsigned long dfl)
 {
@@ -638,7 +571,7 @@ static int take_notifications(int fd, int n)
 TEST_F_TIMEOUT(storm, monitor_close_while_overflowing, STORM_TIMEOUT)
 {
 	unsigned long rounds = 60, r, bad = 0;
-	long long refcnt = read_num(PERFMON_REFCNT);
+	long long refcnt = perfmon_refcnt();
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	struct looper l;
 	void *map;
@@ -1071,7 +1004,7 @@ TEST_F_TIMEOUT(storm, module_unload_attempts, STORM_TIMEOUT)
 {
 	struct pfm_dfl_smpl_arg dfl = { .buf_size = 8192 };
 	struct pfm_ring_smpl_arg ring = { .data_pages = 1 };
-	long long refcnt = read_num(PERFMON_REFCNT);
+	long long refcnt = perfmon_refcnt();
 	int fd, fd2, bad = 0, ret;
 	void *map;
 
@@ -1507,7 +1440,7 @@ static void fs_knobs_restore(void)
 TEST_F_TIMEOUT(storm, alloc_failure_every_step, STORM_TIMEOUT)
 {
 	struct fs_result res[ARRAY_SIZE(fs_scenarios)];
-	long long refcnt = read_num(PERFMON_REFCNT);
+	long long refcnt = perfmon_refcnt();
 	struct fs_inject fi = { .nth_fd = -1 };
 	struct fs_state base;
 	struct spinner sp;
