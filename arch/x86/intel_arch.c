@@ -100,12 +100,15 @@ static bool intel_full_width_writes(void)
 {
 	u32 eax, ebx, ecx, edx;
 	u64 caps;
+	int ret;
 
 	if (!pfm_x86_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & INTEL_PDCM))
 		return false;
-	if (pfm_x86_rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
-		return false;
-	return caps & INTEL_CAP_FW_WRITE;
+	/* Every CPU has the same; the one this runs on is read. */
+	preempt_disable();
+	ret = pfm_x86_rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &caps);
+	preempt_enable();
+	return !ret && (caps & INTEL_CAP_FW_WRITE);
 }
 
 /* Read CPUID leaf 0xA; -ENODEV without architectural perfmon. */

@@ -25,6 +25,7 @@
 #include <linux/bitmap.h>
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/smp.h>
 #include <asm/nmi.h>
 #include <asm/perf_event.h>
@@ -408,7 +409,10 @@ static void pfm_x86_release_all(struct pfm_x86_pmu *xp)
 /*
  * A hypervisor without a virtual PMU accepts the MSRs but keeps nothing
  * (QEMU's TCG does so).  Write counter 0 and read it back, as perf's
- * check_hw_exists() does, with the counters reserved.
+ * check_hw_exists() does, with the counters reserved, on one CPU: a
+ * migration between the write and the read would read another CPU's
+ * counter (the debug kernel's DEBUG_PREEMPT caught the simulator's
+ * per-CPU registers being used preemptibly here).
  */
 static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 {
@@ -416,6 +420,7 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	u64 old, val = 0xabcdUL, got = 0;
 	int ret;
 
+	preempt_disable();
 	ret = pfm_x86_rdmsr_safe(c->rd, &old);
 	if (!ret)
 		ret = pfm_x86_wrmsr_safe(c->wr, val | c->bias);
@@ -423,6 +428,7 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 		ret = pfm_x86_rdmsr_safe(c->rd, &got);
 	if (!ret)
 		pfm_x86_wrmsr_safe(c->wr, old);
+	preempt_enable();
 	if (ret || (got & xp->pmu.ovfl_mask) != val) {
 		pr_info("%s: the PMU does not keep a written counter value (a virtual machine without a virtual PMU?); no PMU to drive, pfm_soft counts without one\n",
 			xp->pmu.pmu_name);

@@ -851,8 +851,12 @@ TEST(interval_output)
 		TH_LOG("%.6f s (+%.3f): %llu %.2f%%", iv[i].time, dt,
 		       (unsigned long long)iv[i].value, iv[i].pct);
 		sum += iv[i].value;
-		EXPECT_LT(0.05, dt);
-		EXPECT_GT(0.5, dt);
+		/*
+		 * pfmon keeps to a 100 ms grid: a late line is followed by
+		 * a short one (the debug kernel: +0.228 s, then +0.024 s).
+		 */
+		EXPECT_LT(0.05 / timing_slack(), dt);
+		EXPECT_GT(0.5 * timing_slack(), dt);
 		EXPECT_LT(0, iv[i].value);
 		EXPECT_TRUE(iv[i].pct > 99.99);
 		/* One thread's task-clock cannot outrun the interval. */
