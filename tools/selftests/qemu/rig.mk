@@ -92,8 +92,8 @@ check:
 	@$(RIG)/check
 
 # The debug kernel gate alone: KASAN, lockdep, kmemleak, failslab, UBSAN
-# (tools/build/debug-x86_64.config), the suite, the fuzzer, a kmemleak
-# scan.
+# (tools/build/debug-*.config), the suites, a kmemleak
+# scan per guest run.
 check-debug:
 	@$(RIG)/check --debug
 
