@@ -732,6 +732,30 @@ TEST(report_folded)
  * stat runs are on CPU 0 only, where two threads take twice the time of
  * one (see the file comment).
  */
+/* The least of 3 pfmon stat counts of hotspot with @threads threads. */
+static int64_t best_of_3(struct __test_metadata *_metadata,
+			 const struct pmu_names *p, int threads)
+{
+	int64_t best = INT64_MAX, v;
+	struct run r = { };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (run_sh(&r, "pfmon stat -x, -e %s -- hotspot -r 50 -t %d",
+			   p->work, threads)) {
+			TH_LOG("stderr: %s", r.err);
+			run_free(&r);
+			return -1;
+		}
+		v = stat_value(r.out, p->work_name);
+		run_free(&r);
+		if (v <= 0)
+			return -1;
+		best = v < best ? v : best;
+	}
+	return best;
+}
+
 TEST(threads_followed)
 {
 	const char *why;
@@ -748,20 +772,16 @@ TEST(threads_followed)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, pin_to_cpu(0));
 	warm_up();
-	ASSERT_EQ(0, run_sh(&r, "pfmon stat -x, -e %s -- hotspot -r 50 -t 1",
-			    p->work)) TH_LOG("stderr: %s", r.err);
-	one = stat_value(r.out, p->work_name);
-	ASSERT_EQ(0, run_sh(&r, "pfmon stat -x, -e %s -- hotspot -r 50 -t 2",
-			    p->work)) TH_LOG("stderr: %s", r.err);
-	two = stat_value(r.out, p->work_name);
+	/* Best of 3 each: see stat_matches_library_soft (seen: 1.407x). */
+	one = best_of_3(_metadata, p, 1);
+	two = best_of_3(_metadata, p, 2);
 	ASSERT_EQ(0, unpin());
 	ASSERT_LT(0, one);
 	ASSERT_LT(0, two);
 	ratio = (double)two / one;
 	TH_LOG("%s: 1 thread %lld, 2 threads %lld: %.3fx", p->work,
 	       (long long)one, (long long)two, ratio);
-	EXPECT_LE(1.6, ratio);
-	EXPECT_GE(2.4, ratio);
+	EXPECT_TRUE(within_pct(two, 2 * one, 20.0));
 
 	/* Both threads of one process, each about half of the samples. */
 	ASSERT_EQ(0, record_hotspot(&r, path, "-r 50 -t 2"))
