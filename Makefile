@@ -9,8 +9,9 @@
 #   make deps            install what the project needs (Debian archive)
 #   make check           every gate: builds, sparse, checkpatch, both guests,
 #                        the debug kernel gate
-#   make check-debug     the x86_64 suite and pmuv3_test on kernels
-#                        with KASAN, lockdep, kmemleak, failslab (built once)
+#   make check-debug     the x86_64 suite, a million fuzzer calls and
+#                        pmuv3_test on kernels with KASAN, lockdep,
+#                        kmemleak, failslab (built once)
 #   make run             boot a guest and profile a workload with pfmon
 #   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
 #   make help            all targets

@@ -10,8 +10,9 @@
  * at most one context.  The PMU is acquired from the description for
  * the first session and released after the last.
  *
- * Lock order: pfm_sessions_mutex, cpu hotplug lock, pfm_sys_lock,
- * ctx->lock.  The PMU's acquire may take the hotplug lock (static keys),
+ * Lock order: pfm_sessions_mutex, cpu hotplug lock, pfm_sys_lock, a
+ * thread's hook lock, ctx->lock (core/hook.c's registry mutex is taken
+ * before pfm_sessions_mutex, or alone).  The PMU's acquire may take the hotplug lock (static keys),
  * so the hotplug callbacks do not take pfm_sessions_mutex: the per-CPU
  * system-wide pointers they read are also guarded by pfm_sys_lock.  The
  * PMU's per-CPU setup runs on every online CPU for the first session,
@@ -336,7 +337,7 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 		put_task_struct(a->task);
 		return -EINVAL;
 	}
-	a->hook = pfm_hook_alloc(ctx);
+	a->hook = pfm_hook_get(a->task);
 	if (!a->hook) {
 		put_task_struct(a->task);
 		return -ENOMEM;
@@ -387,7 +388,7 @@ int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
 		goto release_session;
 	if (a.task) {
 		hash_add(pfm_task_ctxs, &ctx->task_node, (unsigned long)a.task);
-		ret = pfm_hook_install(a.hook, a.task);
+		ret = pfm_hook_attach(a.hook, ctx);
 		if (ret) {
 			hash_del(&ctx->task_node);
 			pfm_ctx_call(ctx, __pfm_load_undo, NULL);
@@ -402,6 +403,8 @@ int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
 		cpus_read_unlock();
 	}
 	mutex_unlock(&pfm_sessions_mutex);
+	if (a.hook)
+		pfm_hook_put(a.hook);
 	return 0;
 
 release_session:
@@ -409,7 +412,7 @@ release_session:
 unlock_sessions:
 	mutex_unlock(&pfm_sessions_mutex);
 	if (a.hook)
-		pfm_hook_free(a.hook);
+		pfm_hook_put(a.hook);
 	if (a.task)
 		put_task_struct(a.task);
 	return ret;
@@ -420,7 +423,6 @@ struct pfm_unload_args {
 	struct pfm_hook *hook;
 	int cpu;
 	bool was_loaded;
-	bool ended;
 };
 
 /* Detach: the set is saved (pfm_ctx_call) and will not go live again. */
@@ -442,8 +444,6 @@ static int __pfm_unload_context(struct pfm_context *ctx, void *arg)
 	u->was_loaded = true;
 	u->task = ctx->task;
 	u->hook = ctx->hook;
-	/* An ended thread's hook was already let go by the thread side. */
-	u->ended = ctx->task_ended;
 	u->cpu = ctx->cpu;
 	ctx->task = NULL;
 	ctx->hook = NULL;
@@ -471,6 +471,9 @@ int pfm_unload_context(struct pfm_context *ctx)
 	mutex_lock(&pfm_sessions_mutex);
 	ret = pfm_ctx_call(ctx, __pfm_unload_context, &u);
 	if (!ret && u.was_loaded) {
+		/* Before the thread may take another context (its hook). */
+		if (u.hook)
+			pfm_hook_detach(u.hook);
 		if (u.task)
 			hash_del(&ctx->task_node);
 		pfm_session_release(ctx, u.task, u.cpu);
@@ -478,8 +481,6 @@ int pfm_unload_context(struct pfm_context *ctx)
 	mutex_unlock(&pfm_sessions_mutex);
 	/* A thread blocked on a notification runs on. */
 	wake_up_interruptible_all(&ctx->restart_wait);
-	if (u.hook)
-		pfm_hook_remove(u.hook, u.task, u.ended);
 	if (u.task)
 		put_task_struct(u.task);
 	return ret;

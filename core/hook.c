@@ -5,20 +5,31 @@
  * thread is switched in on, and saves it when the thread is switched out.
  *
  * A thread's notifier list may only be changed by the thread itself, so
- * a hook is installed and removed from the thread's own context: directly
- * for self-monitoring, else by task_work on the thread's next return to
- * user space.  The kernel does not export task_work_cancel(), so a hook
- * whose context was unloaded before the install ran is simply inert and
- * freed by whichever of its works runs last.  The final context switch of
- * an exiting thread unlinks the hook too (nothing walks the list after).
+ * the notifier is linked and unlinked from the thread's own context:
+ * directly for self-monitoring, else by a task work that runs on the
+ * thread's next return to user space.  The kernel does not export
+ * task_work_cancel(), and a thread may sleep in the kernel for as long
+ * as it likes (init in wait(), a daemon in select()), so a queued work
+ * must never hold anything its monitor lets go of.  Hence one hook per
+ * thread, not per load: the context points to it and it points to the
+ * context only while attached (@ctx, under @lock, which nests outside
+ * ctx->lock).  Detaching clears @ctx at once, whether or not the thread
+ * has run since, so a closed context is freed without waiting for its
+ * thread; the hook itself stays, inert, until the thread runs its work
+ * or ends, and the next load on that thread reuses it.  A thread thus
+ * holds at most one hook and one queued work, however many contexts are
+ * loaded on it and closed while it sleeps.
  *
- * ctx->hook points to the current hook (under ctx->lock); every other
- * hook of the context is stale and does nothing.  References (@refs):
- * one for the context while the hook is current, one for the install
- * work or the link, one per pending removal work.  The last one frees
- * the hook from pfm_wq, because it may drop from the scheduler.
+ * The hook is freed once nothing uses it (no context, not linked, no
+ * work queued, no load in progress), from pfm_wq, because that may be
+ * found by the scheduler's hooks.  It holds a reference on its thread
+ * (the registry's key) and on perfmon.ko (its notifier and work run
+ * module code).
  */
+#include <linux/hashtable.h>
 #include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -30,58 +41,85 @@
 /**
  * struct pfm_hook - a monitored thread's link to its context
  * @pn: the thread's preempt notifier
- * @install_work: installs @pn from the thread
- * @remove_work: removes @pn from the thread
- * @put_iw: takes the last reference out of the scheduler
- * @put_work: frees the hook on pfm_wq
- * @ctx: the context (reference held)
- * @refs: see the file comment
- * @linked: @pn is on the thread's list (thread side only)
- * @cancelled: removal ran before the install (thread side only)
+ * @sync_work: links or unlinks @pn from the thread to match @ctx
+ * @free_iw: takes the free out of the scheduler
+ * @free_work: frees the hook on pfm_wq
+ * @node: in the registry of hooks, keyed by @task (pfm_hooks_mutex)
+ * @task: the thread (reference held)
+ * @lock: guards the fields below; taken before ctx->lock
+ * @ctx: the context attached, or NULL
+ * @pins: loads in progress that hold the hook (pfm_hook_get())
+ * @linked: @pn is on the thread's notifier list
+ * @queued: @sync_work is queued on the thread
+ * @dead: the thread passed its last context switch, or ended before it
+ *        ever linked @pn: nothing may attach any more
+ * @freeing: unused; @free_work owns it (the registry skips it)
  */
 struct pfm_hook {
 	struct preempt_notifier pn;
-	struct callback_head install_work;
-	struct callback_head remove_work;
-	struct irq_work put_iw;
-	struct work_struct put_work;
+	struct callback_head sync_work;
+	struct irq_work free_iw;
+	struct work_struct free_work;
+	struct hlist_node node;
+	struct task_struct *task;
+	spinlock_t lock;	/* irqsave: the scheduler's hooks take it */
 	struct pfm_context *ctx;
-	refcount_t refs;
+	unsigned int pins;
 	bool linked;
-	bool cancelled;
+	bool queued;
+	bool dead;
+	bool freeing;
 };
+
+static DEFINE_MUTEX(pfm_hooks_mutex);
+static DEFINE_HASHTABLE(pfm_hooks, 6);
 
 static void pfm_hook_free_work(struct work_struct *work)
 {
-	struct pfm_hook *hook = container_of(work, struct pfm_hook, put_work);
+	struct pfm_hook *hook = container_of(work, struct pfm_hook, free_work);
 
-	pfm_ctx_put(hook->ctx);
+	mutex_lock(&pfm_hooks_mutex);
+	hash_del(&hook->node);
+	mutex_unlock(&pfm_hooks_mutex);
+	put_task_struct(hook->task);
 	kfree(hook);
+	/* pfm_wq is drained by the module's exit: this work returns first. */
+	module_put(THIS_MODULE);
 }
 
-static void pfm_hook_put_irq(struct irq_work *iw)
+static void pfm_hook_free_irq(struct irq_work *iw)
 {
-	struct pfm_hook *hook = container_of(iw, struct pfm_hook, put_iw);
+	struct pfm_hook *hook = container_of(iw, struct pfm_hook, free_iw);
 
-	queue_work(pfm_wq, &hook->put_work);
+	queue_work(pfm_wq, &hook->free_work);
 }
 
-/* Drop a hook reference; safe from the scheduler's hooks. */
-static void pfm_hook_put(struct pfm_hook *hook)
+/* Free the hook once unused; safe from the scheduler's hooks. */
+static void pfm_hook_maybe_free(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
 {
-	if (refcount_dec_and_test(&hook->refs))
-		irq_work_queue(&hook->put_iw);
+	lockdep_assert_held(&hook->lock);
+	if (hook->ctx || hook->pins || hook->linked || hook->queued ||
+	    hook->freeing)
+		return;
+	hook->freeing = true;
+	irq_work_queue(&hook->free_iw);
 }
 
-/* Load the set on this CPU if @hook is the context's current hook. */
+/* Load the set on this CPU (the thread's) if it should count here. */
 static void pfm_hook_load_here(struct pfm_hook *hook)
-	__must_hold(&hook->ctx->lock)
+	__must_hold(&hook->lock)
 {
 	struct pfm_context *ctx = hook->ctx;
 
-	if (ctx->hook == hook && ctx->live_cpu < 0 && !ctx->task_ended &&
+	if (!ctx)
+		return;
+	spin_lock(&ctx->lock);
+	if (ctx->hook == hook && ctx->task == current && ctx->live_cpu < 0 &&
+	    !ctx->task_ended &&
 	    (ctx->state == PFM_CTX_LOADED || ctx->state == PFM_CTX_MASKED))
 		pfm_ctx_sched_in(ctx);
+	spin_unlock(&ctx->lock);
 }
 
 static void pfm_hook_sched_in(struct preempt_notifier *pn, int cpu)
@@ -89,33 +127,49 @@ static void pfm_hook_sched_in(struct preempt_notifier *pn, int cpu)
 	struct pfm_hook *hook = container_of(pn, struct pfm_hook, pn);
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->ctx->lock, flags);
+	spin_lock_irqsave(&hook->lock, flags);
 	pfm_hook_load_here(hook);
-	spin_unlock_irqrestore(&hook->ctx->lock, flags);
+	spin_unlock_irqrestore(&hook->lock, flags);
+}
+
+/* The attached context's thread ended: hand the unload to pfm_wq. */
+static void pfm_hook_end_ctx(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
+{
+	struct pfm_context *ctx = hook->ctx;
+
+	if (!ctx)
+		return;
+	spin_lock(&ctx->lock);
+	if (!ctx->task_ended) {
+		ctx->task_ended = true;
+		pfm_ctx_exit_queue(ctx);
+	}
+	spin_unlock(&ctx->lock);
 }
 
 /*
  * Runs with the runqueue lock held: nothing here may wake a task, so the
- * end of the thread is handed on through irq_work.
+ * end of the thread and the free are handed on through irq_work.
  */
 static void pfm_hook_sched_out(struct preempt_notifier *pn,
 			       struct task_struct *next)
 {
 	struct pfm_hook *hook = container_of(pn, struct pfm_hook, pn);
-	struct pfm_context *ctx = hook->ctx;
 	bool dead = READ_ONCE(current->__state) == TASK_DEAD;
+	struct pfm_context *ctx;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ctx->lock, flags);
-	if (ctx->live_cpu == smp_processor_id())
-		pfm_ctx_sched_out(ctx);
-	if (dead && ctx->hook == hook && !ctx->task_ended) {
-		ctx->task_ended = true;
-		pfm_ctx_exit_queue(ctx);
+	spin_lock_irqsave(&hook->lock, flags);
+	ctx = hook->ctx;
+	if (ctx) {
+		spin_lock(&ctx->lock);
+		if (ctx->live_cpu == smp_processor_id())
+			pfm_ctx_sched_out(ctx);
+		spin_unlock(&ctx->lock);
 	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
-
 	if (dead) {
+		pfm_hook_end_ctx(hook);
 		/*
 		 * The list walk that called us continues from pn->link.next:
 		 * unlink without poisoning it.  The memory stays until
@@ -123,8 +177,10 @@ static void pfm_hook_sched_out(struct preempt_notifier *pn,
 		 */
 		__hlist_del(&pn->link);
 		hook->linked = false;
-		pfm_hook_put(hook);
+		hook->dead = true;
+		pfm_hook_maybe_free(hook);
 	}
+	spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 static struct preempt_ops pfm_hook_ops = {
@@ -132,144 +188,197 @@ static struct preempt_ops pfm_hook_ops = {
 	.sched_out	= pfm_hook_sched_out,
 };
 
-/* Link the hook to current and load the set here. */
-static bool pfm_hook_link(struct pfm_hook *hook)
+/*
+ * On the thread: link the notifier while a context is attached, unlink
+ * it while none is, and load the set here.  Interrupts are off (@lock),
+ * so no context switch of this thread walks the list meanwhile.
+ */
+static void pfm_hook_sync(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
 {
-	struct pfm_context *ctx = hook->ctx;
-	unsigned long flags;
-	bool linked = false;
-
-	preempt_disable();
-	spin_lock_irqsave(&ctx->lock, flags);
-	if (ctx->hook == hook) {
+	lockdep_assert_held(&hook->lock);
+	if (hook->ctx && !hook->linked) {
 		preempt_notifier_register(&hook->pn);
 		hook->linked = true;
-		linked = true;
-		pfm_hook_load_here(hook);
-	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
-	preempt_enable();
-	return linked;
-}
-
-/* The thread ends before it ran its install work. */
-static void pfm_hook_exiting(struct pfm_hook *hook)
-{
-	struct pfm_context *ctx = hook->ctx;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	if (ctx->hook == hook && !ctx->task_ended) {
-		ctx->task_ended = true;
-		pfm_ctx_exit_queue(ctx);
-	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
-}
-
-static void pfm_hook_install_fn(struct callback_head *cb)
-{
-	struct pfm_hook *hook = container_of(cb, struct pfm_hook, install_work);
-
-	if (current->flags & PF_EXITING)
-		pfm_hook_exiting(hook);
-	else if (!hook->cancelled && pfm_hook_link(hook))
-		return;		/* the reference is now the link's */
-	pfm_hook_put(hook);
-}
-
-static void pfm_hook_unlink(struct pfm_hook *hook)
-{
-	if (hook->linked) {
+	} else if (!hook->ctx && hook->linked) {
 		preempt_notifier_unregister(&hook->pn);
 		hook->linked = false;
-		pfm_hook_put(hook);
-	} else {
-		hook->cancelled = true;
 	}
+	pfm_hook_load_here(hook);
 }
 
-static void pfm_hook_remove_fn(struct callback_head *cb)
+/* On the thread, in do_exit(): it will never link the notifier now. */
+static void pfm_hook_exiting(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
 {
-	struct pfm_hook *hook = container_of(cb, struct pfm_hook, remove_work);
-
-	pfm_hook_unlink(hook);
-	pfm_hook_put(hook);
+	if (hook->linked)
+		return;		/* its last switch ends the context */
+	hook->dead = true;
+	pfm_hook_end_ctx(hook);
 }
 
-/**
- * pfm_hook_alloc() - allocate a hook for a context about to be loaded
- * @ctx: the context; the hook takes a reference
- *
- * Return: the hook or NULL.
+static void pfm_hook_sync_fn(struct callback_head *cb)
+{
+	struct pfm_hook *hook = container_of(cb, struct pfm_hook, sync_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&hook->lock, flags);
+	hook->queued = false;
+	if (current->flags & PF_EXITING)
+		pfm_hook_exiting(hook);
+	else
+		pfm_hook_sync(hook);
+	pfm_hook_maybe_free(hook);
+	spin_unlock_irqrestore(&hook->lock, flags);
+}
+
+/*
+ * Have the thread sync its notifier on its next return to user space
+ * (at once when it is the caller).  Return: 0, or -ESRCH when the
+ * thread is past running task works (it is exiting).
  */
-struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx)
+static int pfm_hook_kick(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
+{
+	int ret;
+
+	if (hook->task == current) {
+		pfm_hook_sync(hook);
+		return 0;
+	}
+	if (hook->queued)
+		return 0;
+	ret = task_work_add(hook->task, &hook->sync_work, TWA_RESUME);
+	if (!ret)
+		hook->queued = true;
+	return ret;
+}
+
+/* The thread's hook, pinned, if it has one that is not being freed. */
+static struct pfm_hook *pfm_hook_lookup_pin(struct task_struct *task)
+{
+	struct pfm_hook *hook;
+	unsigned long flags;
+	bool found;
+
+	lockdep_assert_held(&pfm_hooks_mutex);
+	hash_for_each_possible(pfm_hooks, hook, node, (unsigned long)task) {
+		if (hook->task != task)
+			continue;
+		spin_lock_irqsave(&hook->lock, flags);
+		found = !hook->freeing;
+		if (found)
+			hook->pins++;
+		spin_unlock_irqrestore(&hook->lock, flags);
+		if (found)
+			return hook;
+	}
+	return NULL;
+}
+
+/* A new hook for @task, pinned once, in the registry. */
+static struct pfm_hook *pfm_hook_alloc(struct task_struct *task)
 {
 	struct pfm_hook *hook = kzalloc(sizeof(*hook), GFP_KERNEL_ACCOUNT);
 
 	if (!hook)
 		return NULL;
 	preempt_notifier_init(&hook->pn, &pfm_hook_ops);
-	init_irq_work(&hook->put_iw, pfm_hook_put_irq);
-	INIT_WORK(&hook->put_work, pfm_hook_free_work);
-	refcount_set(&hook->refs, 2);	/* the context's, the install's */
-	pfm_ctx_get(ctx);
-	hook->ctx = ctx;
+	init_task_work(&hook->sync_work, pfm_hook_sync_fn);
+	init_irq_work(&hook->free_iw, pfm_hook_free_irq);
+	INIT_WORK(&hook->free_work, pfm_hook_free_work);
+	spin_lock_init(&hook->lock);
+	get_task_struct(task);
+	hook->task = task;
+	hook->pins = 1;
+	__module_get(THIS_MODULE);
+	hash_add(pfm_hooks, &hook->node, (unsigned long)task);
 	return hook;
 }
 
 /**
- * pfm_hook_free() - free a hook that was never installed
- * @hook: the hook
+ * pfm_hook_get() - the hook of a thread about to be loaded, pinned
+ * @task: the thread
+ *
+ * Finds the thread's hook, or allocates one.  The pin keeps it until
+ * pfm_hook_put().
+ *
+ * Context: process context; may sleep.
+ * Return: the hook, or NULL when out of memory.
  */
-void pfm_hook_free(struct pfm_hook *hook)
+struct pfm_hook *pfm_hook_get(struct task_struct *task)
 {
-	pfm_hook_put(hook);	/* the install's */
-	pfm_hook_put(hook);	/* the context's */
+	struct pfm_hook *hook;
+
+	mutex_lock(&pfm_hooks_mutex);
+	hook = pfm_hook_lookup_pin(task);
+	if (!hook)
+		hook = pfm_hook_alloc(task);
+	mutex_unlock(&pfm_hooks_mutex);
+	return hook;
 }
 
 /**
- * pfm_hook_install() - attach a hook (ctx->hook already points to it)
+ * pfm_hook_put() - drop the pin of pfm_hook_get()
  * @hook: the hook
- * @task: the monitored thread
- *
- * For another thread the install runs on its next return to user space.
- *
- * Return: 0, or -ESRCH when the thread is exiting (the hook is then the
- * caller's to free).
  */
-int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task)
+void pfm_hook_put(struct pfm_hook *hook)
 {
-	if (task == current) {
-		if (!pfm_hook_link(hook))
-			pfm_hook_put(hook);	/* unloaded meanwhile */
-		return 0;
-	}
-	init_task_work(&hook->install_work, pfm_hook_install_fn);
-	return task_work_add(task, &hook->install_work, TWA_RESUME);
+	unsigned long flags;
+
+	spin_lock_irqsave(&hook->lock, flags);
+	hook->pins--;
+	pfm_hook_maybe_free(hook);
+	spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 /**
- * pfm_hook_remove() - detach a hook that is no longer ctx->hook
- * @hook: the hook; the context's reference is dropped
- * @task: the thread it was installed on
- * @ended: the thread passed its last context switch (nothing to remove)
+ * pfm_hook_attach() - follow @ctx's set on the hook's thread
+ * @hook: the thread's hook, pinned
+ * @ctx: the context, just loaded (ctx->hook is @hook); no other context
+ *       is attached (one context per thread)
  *
- * Context: process context.  The hook is freed once the thread has run
- * the removal (or exited).
+ * Self-monitoring takes effect now; another thread links the notifier
+ * and loads the set on its next return to user space.
+ *
+ * Context: process context.
+ * Return: 0, or -ESRCH when the thread is exiting.
  */
-void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task,
-		     bool ended)
+int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 {
-	if (ended) {
-		/* Unlinked by its last switch, or never installed. */
-	} else if (task == current) {
-		pfm_hook_unlink(hook);
-	} else {
-		refcount_inc(&hook->refs);
-		init_task_work(&hook->remove_work, pfm_hook_remove_fn);
-		/* An exiting thread unlinks at its last switch instead. */
-		if (task_work_add(task, &hook->remove_work, TWA_RESUME))
-			pfm_hook_put(hook);
+	unsigned long flags;
+	int ret = -ESRCH;
+
+	spin_lock_irqsave(&hook->lock, flags);
+	if (!hook->dead && !WARN_ON_ONCE(hook->ctx)) {
+		hook->ctx = ctx;
+		ret = pfm_hook_kick(hook);
+		if (ret)
+			hook->ctx = NULL;
 	}
-	pfm_hook_put(hook);	/* the context's */
+	spin_unlock_irqrestore(&hook->lock, flags);
+	return ret;
+}
+
+/**
+ * pfm_hook_detach() - stop following a context (it was unloaded)
+ * @hook: the hook the context was attached to
+ *
+ * From now on the hook does not touch the context, which may be freed.
+ * The thread unlinks its notifier on its next return to user space (at
+ * once when it is the caller), or at its last context switch.
+ *
+ * Context: process context.
+ */
+void pfm_hook_detach(struct pfm_hook *hook)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hook->lock, flags);
+	hook->ctx = NULL;
+	/* An exiting thread (-ESRCH) unlinks at its last switch instead. */
+	if (hook->linked)
+		pfm_hook_kick(hook);
+	pfm_hook_maybe_free(hook);
+	spin_unlock_irqrestore(&hook->lock, flags);
 }

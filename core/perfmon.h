@@ -121,7 +121,7 @@ struct completion;
 /**
  * struct pfm_context - one monitoring context (one open /dev/perfmon)
  * @lock: guards every field below except those marked otherwise
- * @refs: references: the open file, a thread's hook, pending works
+ * @refs: references: the open file, pending works
  * @state: enum pfm_ctx_state
  * @flags: PFM_FL_* given at creation
  * @pmu: description in use (module reference held), NULL while NEW
@@ -134,7 +134,7 @@ struct completion;
  * @counting: the PMU of @live_cpu counts for this context
  * @live_since: local_clock() when @active_set began counting on @live_cpu
  * @task: per-thread: the monitored thread (reference held) while loaded
- * @hook: per-thread: the thread's current hook; NULL when unloaded
+ * @hook: per-thread: the thread's hook while loaded, else NULL
  * @task_ended: per-thread: the thread passed its last context switch
  * @cpu: system-wide: the monitored CPU while loaded, else -1
  * @uid: owner, for the per-user limit (set at creation, then constant)
@@ -308,11 +308,10 @@ void pfm_sessions_exit(void);
 unsigned int pfm_sessions_count(bool system);
 
 /* core/hook.c: per-thread monitoring follows the thread */
-struct pfm_hook *pfm_hook_alloc(struct pfm_context *ctx);
-void pfm_hook_free(struct pfm_hook *hook);
-int pfm_hook_install(struct pfm_hook *hook, struct task_struct *task);
-void pfm_hook_remove(struct pfm_hook *hook, struct task_struct *task,
-		     bool ended);
+struct pfm_hook *pfm_hook_get(struct task_struct *task);
+void pfm_hook_put(struct pfm_hook *hook);
+int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx);
+void pfm_hook_detach(struct pfm_hook *hook);
 
 /* core/drvcfg.c */
 int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,

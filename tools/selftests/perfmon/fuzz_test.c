@@ -78,6 +78,7 @@ struct fz_shared {
 struct fz_conf {
 	uint64_t seed;
 	unsigned long calls;
+	bool calls_required;		/* PFM_FUZZ_CALLS given: all of them */
 	unsigned int seconds;
 	int procs;
 	int threads;
@@ -1713,6 +1714,7 @@ FIXTURE_SETUP(fuzz)
 	if (!getenv("PFM_FUZZ_SEED"))
 		conf.seed = clock_ns(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
 	conf.calls = env_ul("PFM_FUZZ_CALLS", 80000, ULONG_MAX / 2);
+	conf.calls_required = getenv("PFM_FUZZ_CALLS");
 	conf.seconds = env_ul("PFM_FUZZ_SECONDS", 20, 3000);
 	conf.procs = env_ul("PFM_FUZZ_PROCS", 3, FZ_MAX_PROCS);
 	conf.threads = env_ul("PFM_FUZZ_THREADS", 3, FZ_MAX_THREADS);
@@ -1774,6 +1776,65 @@ static void check_counting(struct __test_metadata *_metadata)
 }
 
 /*
+ * How many contexts @uid may open now: a child as @uid opens
+ * /dev/perfmon until it is refused (at most @max + 1 times).
+ */
+static long contexts_free(uid_t uid, long max)
+{
+	long n = 0;
+	int p[2], fd;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (uid != geteuid() && (setgid(uid) || setuid(uid)))
+			_exit(1);
+		while (n <= max && (fd = pfm_open()) >= 0)
+			n++;
+		if (write(p[1], &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &n, sizeof(n)) != sizeof(n))
+		n = -1;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return n;
+}
+
+/*
+ * Every context of the run is gone once its processes are: root and
+ * nobody (or a non-root caller) may each open ctx_per_user_max of them again, and no more.
+ * (A closed context waits for nothing: not even a monitored thread
+ * that sleeps in the kernel, as pid 1 does when a context meant for
+ * CPU 1 lands on a per-thread one.)
+ */
+static void check_no_context_left(struct __test_metadata *_metadata)
+{
+	uid_t uids[] = { geteuid(), FZ_NOBODY };
+	long max = sysfs_long("ctx_per_user_max"), n = -1;
+	unsigned int i;
+	int tries;
+
+	/* only root runs a process as nobody */
+	for (i = 0; i < (uids[0] ? 1 : ARRAY_SIZE(uids)); i++) {
+		/* closes by exit may free contexts from pfm_wq: settle */
+		for (tries = 200; tries && (n = contexts_free(uids[i], max)) != max;
+		     tries--)
+			usleep(10000);
+		EXPECT_EQ(max, n) {
+			TH_LOG("uid %u may open %ld contexts of %ld: %ld still held",
+			       uids[i], n, max, max - n);
+		}
+	}
+}
+
+/*
  * The harness's timeout covers the longest run allowed (3000 s); the
  * watchdog, at the time cap plus FZ_GRACE, is what catches a hang.
  */
@@ -1789,12 +1850,20 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3300)
 	alarm(0);
 	print_report(clock_ns(CLOCK_MONOTONIC) - t0);
 	EXPECT_EQ(0, bad);
+	/* a required count cut short by the time cap is a failed run */
+	if (conf.calls_required) {
+		EXPECT_LE(conf.calls, atomic_load(&sh->calls)) {
+			TH_LOG("the %u s cap stopped the run short of PFM_FUZZ_CALLS: raise PFM_FUZZ_SECONDS",
+			       conf.seconds);
+		}
+	}
 	EXPECT_EQ(0, atomic_load(&sh->unexpected));
 	EXPECT_TRUE(sessions_back(self->task0, self->sys0)) {
 		TH_LOG("sessions: task %ld (was %ld), sys %ld (was %ld)",
 		       sysfs_long("task_sessions_count"), self->task0,
 		       sysfs_long("sys_sessions_count"), self->sys0);
 	}
+	check_no_context_left(_metadata);
 	check_counting(_metadata);
 }
 

@@ -118,6 +118,76 @@ TEST(close_in_every_state)
 	EXPECT_EQ(0, sessions("sys"));
 }
 
+/* A thread asleep in read() on a pipe until it is written to. */
+struct sleeper {
+	pthread_t thread;
+	int pipe[2];
+	atomic_int tid;
+};
+
+static void *sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+	char c;
+
+	atomic_store(&s->tid, gettid());
+	while (read(s->pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Has thread @tid gone to sleep (state S in its stat line)? */
+static bool thread_sleeps(int tid)
+{
+	char path[64], line[256], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * A thread sleeping in the kernel does not run the work that would
+ * unlink its hook; contexts loaded on it and closed must still go at
+ * once (twice the per-user limit of them), and the thread then holds
+ * one hook: one module reference more, until it runs.
+ */
+TEST(close_while_thread_sleeps)
+{
+	long long max = knob_read("ctx_per_user_max");
+	long long base = perfmon_refcnt();
+	struct sleeper sl = { 0 };
+	int fd, tries = 500;
+	long long i;
+
+	ASSERT_LT(0, max);
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, pipe(sl.pipe));
+	ASSERT_EQ(0, pthread_create(&sl.thread, NULL, sleeper_fn, &sl));
+	while ((!atomic_load(&sl.tid) || !thread_sleeps(atomic_load(&sl.tid))) &&
+	       --tries)
+		usleep(2000);
+	ASSERT_LT(0, tries);
+	for (i = 0; i < 2 * max; i++) {
+		fd = attach_started(atomic_load(&sl.tid));
+		ASSERT_LE(0, fd) TH_LOG("context %lld: %s", i, strerror(-fd));
+		close(fd);
+	}
+	EXPECT_TRUE(thread_sleeps(atomic_load(&sl.tid)));
+	EXPECT_EQ(base + 1, refcnt_settle(base + 1));
+	EXPECT_EQ(0, sessions("task"));
+	ASSERT_EQ(1, write(sl.pipe[1], "x", 1));
+	pthread_join(sl.thread, NULL);
+	EXPECT_EQ(base, refcnt_settle(base));
+	close(sl.pipe[0]);
+	close(sl.pipe[1]);
+}
+
 /* A PMD written while the context counts takes effect at once. */
 TEST(write_pmds_while_loaded)
 {
