@@ -1853,7 +1853,7 @@ TEST_F_TIMEOUT(fuzz, random_calls, 3300)
 	/* a required count cut short by the time cap is a failed run */
 	if (conf.calls_required) {
 		EXPECT_LE(conf.calls, atomic_load(&sh->calls)) {
-			TH_LOG("the %u s cap stopped the run short of PFM_FUZZ_CALLS: raise PFM_FUZZ_SECONDS",
+			TH_LOG("cut short by the %u s cap: raise PFM_FUZZ_SECONDS",
 			       conf.seconds);
 		}
 	}
