@@ -13,6 +13,8 @@
 #                        pmuv3_test on kernels with KASAN, lockdep,
 #                        kmemleak, failslab (built once)
 #   make run             boot a guest and profile a workload with pfmon
+#   make bench           perfmon against perf_events in both guests
+#                        (Documentation/performance.rst)
 #   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
 #   make help            all targets
 #

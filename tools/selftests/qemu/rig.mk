@@ -18,7 +18,7 @@ guest_kmake	= $(MAKE) -C $(GUEST_KDIR_$(1)) M=$(BUILD)/$(1)/src \
 
 # Our kernel-style sources: what checkpatch and the style rules cover.
 STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
-		    tools/selftests/perfmon -name '*.[ch]' ! -name '*.mod.c' \
+		    tools/selftests/perfmon tools/bench -name '*.[ch]' ! -name '*.mod.c' \
 		    2>/dev/null | sort)
 
 # checkpatch runs with --strict.  Exclusions, each with its reason:
@@ -27,7 +27,7 @@ STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 
 .PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run \
-	check-debug
+	check-debug bench
 
 need-deps:
 	@if [ -z "$(KABI)" ] || [ ! -d "$(KSFT)" ]; then \
@@ -59,6 +59,8 @@ build-$(1): sync-$(1)
 	@echo "  BUILD   $(1) tests"
 	@$(MAKE) -s -C $(TOP)/tools/selftests/perfmon ARCH=$(1) \
 	  OUT=$(BUILD)/$(1)/tests KSFT=$(KSFT) TOP=$(TOP)
+	@$(MAKE) -s -C $(TOP)/tools/bench ARCH=$(1) OUT=$(BUILD)/$(1)/bench \
+	  TOP=$(TOP)
 
 # sparse over every file (C=2); any finding fails.
 sparse-$(1): sync-$(1)
@@ -141,6 +143,16 @@ shell: build-$(GUEST)
 guest-run: build-$(GUEST)
 	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) \
 	  $(foreach f,$(FILES),--file $(f)) exec -- '$(CMD)'
+
+# Benchmarks (tools/bench): perfmon against perf_events in one boot, on
+# the x86_64 guest's software PMU and on the arm64 guest's PMUv3 under
+# -icount 0, where guest time counts instructions
+# (Documentation/performance.rst).
+bench: build-x86_64 build-arm64
+	@$(VM) --arch x86_64 --timeout 1200 \
+	  --file $(BUILD)/x86_64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
+	@$(VM) --arch arm64 --pmu pmuv3 --icount 0 --timeout 2400 \
+	  --file $(BUILD)/arm64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
 
 # The demo: boot a guest (arm64 with its emulated PMUv3 by default;
 # ARCH=x86_64: the software PMU), and run pfmon list, stat, record and

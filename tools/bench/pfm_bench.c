@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfm_bench: perfmon against perf_events on the same work, in the same
+ * boot.  Prints one table: operation, ours, perf, ratio (ours/perf).
+ *
+ *  read1, read4   PFM_READ_PMDS of 1 and 4 counters; perf: read() of a
+ *                 group of 1 and 4 (PERF_FORMAT_GROUP)
+ *  start+stop     PFM_START + PFM_STOP; perf: ENABLE + DISABLE (group)
+ *  sample         cost per sample: a fixed loop sampled at a fixed
+ *                 period, our "ring" format; perf: its mmap ring with
+ *                 PERF_SAMPLE_IP|TID|TIME
+ *  ctxsw          cost per context switch of two monitored threads
+ *                 playing pipe ping-pong on one CPU
+ *  multiplex      4 sets of 1 counter on a steady loop: the worst error
+ *                 of the scaled estimates against the count taken alone
+ *
+ * Events: on the software PMU (pfm_soft) task-clock etc., with perf's
+ * software events of the same meaning; on the PMUv3 (pfm_pmuv3)
+ * instructions and cycles.  Where perf has no hardware PMU in that boot
+ * (the arm64 guest gives PMUv3 to perfmon) its side uses its software
+ * events: the table says so.
+ *
+ * Times come from CLOCK_MONOTONIC: under QEMU's -icount, guest time
+ * counts instructions, so the figures are reproducible there.  Each
+ * figure is the median of BATCHES batches.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfmon/perfmon.h>
+#include <perfmon/perfmon_ring.h>
+
+#define BATCHES		7
+#define NCTR		4
+
+static int iters = 20000;	/* per batch, for the fast operations */
+
+/* What to count on this PMU, ours and perf's. */
+struct events {
+	const char *pmu;
+	const char *what;		/* for the table's note */
+	uint64_t ours[NCTR];		/* PMC values, counters 0..3 */
+	uint64_t steady;		/* multiplexed: counts a steady loop */
+	bool steady_syscalls;		/* ... which makes system calls */
+	uint32_t perf_type;
+	uint64_t perf[NCTR];
+	const char *perf_what;
+	uint16_t smpl_reg;		/* ours: the sampling counter */
+	uint64_t smpl_evt;		/* ... its PMC value */
+	uint64_t smpl_period;		/* ... its period */
+	uint64_t perf_period;		/* perf's, in units of perf[0] */
+};
+
+/* pfm_soft's events (Documentation/pmu-description.rst) */
+static const struct events soft_events = {
+	.pmu = "soft",
+	.what = "task-clock, cpu-clock, context-switches, syscalls",
+	.ours = { 1, 2, 3, 4 },
+	.steady = 4, .steady_syscalls = true,
+	.perf_type = PERF_TYPE_SOFTWARE,
+	.perf = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CPU_CLOCK,
+		  PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_PAGE_FAULTS },
+	.perf_what = "software: task-clock, cpu-clock, context-switches, page-faults",
+	.smpl_reg = 0, .smpl_evt = 1,			/* task-clock */
+	.smpl_period = 50000, .perf_period = 50000,	/* ns */
+};
+
+/* PMUv3: INST_RETIRED, CPU_CYCLES, INST_RETIRED, CPU_CYCLES */
+static const struct events pmuv3_events = {
+	.pmu = "armv8_pmuv3",
+	.what = "instructions, cycles (PMUv3 event counters)",
+	.ours = { 0x08, 0x11, 0x08, 0x11 },
+	.steady = 0x08,
+	.perf_type = PERF_TYPE_SOFTWARE,
+	.perf = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CPU_CLOCK,
+		  PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_PAGE_FAULTS },
+	.perf_what = "software (the PMU is perfmon's in this boot)",
+	/*
+	 * The cycle counter (PMCCFILTR 0: every level): QEMU predicts
+	 * its overflow with a timer, an event counter's only when it
+	 * next syncs the PMU (about every tick).  Under -icount 0 a
+	 * cycle is an instruction is a nanosecond.
+	 */
+	.smpl_reg = 31, .smpl_evt = 0,
+	.smpl_period = 50000, .perf_period = 50000,
+};
+
+static const struct events *ev;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pfm_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/* ---------------------------------------------------------------- */
+/* Ours                                                              */
+
+/* A self-monitoring context counting @n of ev->ours, started. */
+static int ours_ctx(int n)
+{
+	pfarg_ctx_t ctx = { 0 };
+	pfarg_pmc_t pc[NCTR] = { { 0 } };
+	pfarg_pmd_t pd[NCTR] = { { 0 } };
+	pfarg_load_t ld = { 0 };
+	int fd, i;
+
+	fd = pfm_create_context(&ctx, NULL, NULL, 0);
+	if (fd < 0)
+		die("pfm_create_context");
+	for (i = 0; i < n; i++) {
+		pc[i].reg_num = i;
+		pc[i].reg_value = ev->ours[i];
+		pd[i].reg_num = i;
+	}
+	ld.load_pid = syscall(SYS_gettid);
+	if (pfm_write_pmcs(fd, pc, n) || pfm_write_pmds(fd, pd, n) ||
+	    pfm_load_context(fd, &ld) || pfm_start(fd, NULL))
+		die("programming a context");
+	return fd;
+}
+
+/* ---------------------------------------------------------------- */
+/* perf                                                              */
+
+static int perf_open(struct perf_event_attr *a, int group)
+{
+	return syscall(SYS_perf_event_open, a, 0, -1, group, 0);
+}
+
+/* A group of @n of ev->perf on this thread, enabled; the leader's fd. */
+static int perf_group(int n, int *fds)
+{
+	struct perf_event_attr a;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = ev->perf_type;
+		a.config = ev->perf[i];
+		a.read_format = PERF_FORMAT_GROUP;
+		a.disabled = i == 0;
+		fds[i] = perf_open(&a, i ? fds[0] : -1);
+		if (fds[i] < 0)
+			die("perf_event_open");
+	}
+	if (ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP))
+		die("PERF_EVENT_IOC_ENABLE");
+	return fds[0];
+}
+
+static void perf_close(int n, int *fds)
+{
+	while (n--)
+		close(fds[n]);
+}
+
+/* ---------------------------------------------------------------- */
+/* The table                                                         */
+
+struct row {
+	const char *op;
+	const char *unit;
+	double ours, perf;
+	const char *goal;
+	double goal_ratio;	/* ours/perf at most; 0: none */
+};
+
+static struct row rows[16];
+static int nrows;
+
+static void row(const char *op, const char *unit, double ours, double perf,
+		const char *goal, double goal_ratio)
+{
+	rows[nrows++] = (struct row){ op, unit, ours, perf, goal, goal_ratio };
+}
+
+/* ---------------------------------------------------------------- */
+/* 1. reads                                                          */
+
+static double time_ours_read(int n)
+{
+	pfarg_pmd_t pd[NCTR];
+	double v[BATCHES];
+	int fd = ours_ctx(n), b, i;
+	uint64_t t0;
+
+	memset(pd, 0, sizeof(pd));
+	for (i = 0; i < n; i++)
+		pd[i].reg_num = i;
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++)
+			if (pfm_read_pmds(fd, pd, n))
+				die("pfm_read_pmds");
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	close(fd);
+	return median(v, BATCHES);
+}
+
+static double time_perf_read(int n)
+{
+	uint64_t buf[1 + 2 * NCTR];
+	double v[BATCHES];
+	int fds[NCTR], b, i;
+	uint64_t t0;
+
+	perf_group(n, fds);
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++)
+			if (read(fds[0], buf, sizeof(buf)) <= 0)
+				die("read of a perf group");
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	perf_close(n, fds);
+	return median(v, BATCHES);
+}
+
+/* ---------------------------------------------------------------- */
+/* 2. start + stop                                                   */
+
+static double time_ours_startstop(void)
+{
+	double v[BATCHES];
+	int fd = ours_ctx(NCTR), b, i;
+	uint64_t t0;
+
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++)
+			if (pfm_stop(fd) || pfm_start(fd, NULL))
+				die("pfm_stop/pfm_start");
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	close(fd);
+	return median(v, BATCHES);
+}
+
+static double time_perf_startstop(void)
+{
+	double v[BATCHES];
+	int fds[NCTR], b, i;
+	uint64_t t0;
+
+	perf_group(NCTR, fds);
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++)
+			if (ioctl(fds[0], PERF_EVENT_IOC_DISABLE,
+				  PERF_IOC_FLAG_GROUP) ||
+			    ioctl(fds[0], PERF_EVENT_IOC_ENABLE,
+				  PERF_IOC_FLAG_GROUP))
+				die("PERF_EVENT_IOC_DISABLE/ENABLE");
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	perf_close(NCTR, fds);
+	return median(v, BATCHES);
+}
+
+/* ---------------------------------------------------------------- */
+/* 3. per-sample cost                                                */
+
+static uint64_t sink;
+
+/* The fixed work: @n multiply-adds the compiler must keep. */
+static void work(uint64_t n)
+{
+	uint64_t i, x = 1;
+
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	__atomic_store_n(&sink, x, __ATOMIC_RELAXED);
+}
+
+#define WORK_N		20000000ull
+#define RING_PAGES	256
+
+static double time_work(void)
+{
+	uint64_t t0 = now_ns();
+
+	work(WORK_N);
+	return (double)(now_ns() - t0);
+}
+
+/* Our sampler: counter 0 at ev->smpl_period into a ring; samples taken. */
+static double ours_sampled(uint64_t *samples)
+{
+	struct pfm_ring_smpl_arg arg = { .data_pages = RING_PAGES };
+	pfarg_ctx_t ctx = { 0 };
+	pfarg_pmc_t pc = { 0 };
+	pfarg_pmd_t pd = { 0 };
+	pfarg_load_t ld = { 0 };
+	struct pfm_ring ring;
+	double t;
+	int fd;
+
+	fd = pfm_create_context(&ctx, PFM_RING_SMPL_NAME, &arg, sizeof(arg));
+	if (fd < 0)
+		die("a ring-format context");
+	pc.reg_num = ev->smpl_reg;
+	pd.reg_num = ev->smpl_reg;
+	pc.reg_value = ev->smpl_evt;
+	/* the format records only notifying PMDs; the ring never masks */
+	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY;
+	pd.reg_value = -ev->smpl_period;
+	pd.reg_short_reset = -ev->smpl_period;
+	pd.reg_long_reset = -ev->smpl_period;
+	ld.load_pid = syscall(SYS_gettid);
+	if (pfm_write_pmcs(fd, &pc, 1) || pfm_write_pmds(fd, &pd, 1) ||
+	    pfm_load_context(fd, &ld) || pfm_ring_map(fd, &ring))
+		die("programming the sampler");
+	if (pfm_start(fd, NULL))
+		die("pfm_start");
+	t = time_work();
+	pfm_stop(fd);
+	*samples = ring.ctrl->records + ring.ctrl->lost;
+	if (ring.ctrl->lost)
+		fprintf(stderr, "pfm_bench: %llu samples lost (ring of %d pages)\n",
+			(unsigned long long)ring.ctrl->lost, RING_PAGES);
+	pfm_ring_unmap(&ring);
+	close(fd);
+	return t;
+}
+
+/* perf's sampler: the same period on perf[0], IP|TID|TIME. */
+static double perf_sampled(uint64_t *samples)
+{
+	size_t len = (1 + RING_PAGES) * sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *pg;
+	struct perf_event_attr a;
+	struct perf_event_header *h;
+	uint64_t head, off;
+	unsigned char *data;
+	double t;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = ev->perf_type;
+	a.config = ev->perf[0];
+	a.sample_period = ev->perf_period;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.disabled = 1;
+	a.exclude_kernel = 0;
+	fd = perf_open(&a, -1);
+	if (fd < 0)
+		die("perf_event_open (sampling)");
+	pg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED)
+		die("mmap of the perf ring");
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	t = time_work();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	data = (unsigned char *)pg + pg->data_offset;
+	*samples = 0;
+	for (off = 0; off < head; off += h->size) {
+		h = (void *)(data + off % pg->data_size);
+		if (h->type == PERF_RECORD_SAMPLE)
+			(*samples)++;
+		if (!h->size)
+			break;
+	}
+	munmap(pg, len);
+	close(fd);
+	return t;
+}
+
+static void bench_sampling(void)
+{
+	double plain[BATCHES], o[BATCHES], p[BATCHES];
+	uint64_t so = 0, sp = 0;
+	int b;
+
+	for (b = 0; b < BATCHES; b++) {
+		plain[b] = time_work();
+		o[b] = ours_sampled(&so);
+		p[b] = perf_sampled(&sp);
+		o[b] = so ? (o[b] - plain[b]) / so : 0;
+		p[b] = sp ? (p[b] - plain[b]) / sp : 0;
+	}
+	printf("# sample: %llu samples (ours), %llu (perf) per run of %.1f ms\n",
+	       (unsigned long long)so, (unsigned long long)sp,
+	       median(plain, BATCHES) / 1e6);
+	row("per-sample cost", "ns/sample", median(o, BATCHES),
+	    median(p, BATCHES), "<= 0.5x", 0.5);
+}
+
+/* ---------------------------------------------------------------- */
+/* 4. context switches                                               */
+
+enum mon { MON_NONE, MON_OURS, MON_PERF };
+
+struct pingpong {
+	int to[2], from[2];
+	int rounds;
+	enum mon mon;
+};
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* Monitor the calling thread as @m says; the fd to close, or -1. */
+static int monitor_self(enum mon m)
+{
+	int fds[1];
+
+	if (m == MON_OURS)
+		return ours_ctx(1);
+	if (m == MON_PERF)
+		return perf_group(1, fds);
+	return -1;
+}
+
+static void *pong(void *arg)
+{
+	struct pingpong *pp = arg;
+	int fd, i;
+	char c;
+
+	pin_cpu0();
+	fd = monitor_self(pp->mon);
+	for (i = 0; i < pp->rounds; i++)
+		if (read(pp->to[0], &c, 1) != 1 || write(pp->from[1], &c, 1) != 1)
+			die("pong");
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* ns per round trip (two context switches) with monitoring @m */
+static double pingpong(enum mon m, int rounds)
+{
+	struct pingpong pp = { .rounds = rounds, .mon = m };
+	pthread_t th;
+	uint64_t t0;
+	double t;
+	int fd, i;
+	char c = 'x';
+
+	if (pipe(pp.to) || pipe(pp.from))
+		die("pipe");
+	pin_cpu0();
+	fd = monitor_self(m);
+	pthread_create(&th, NULL, pong, &pp);
+	/* one round first: both threads are monitored and pinned */
+	if (write(pp.to[1], &c, 1) != 1 || read(pp.from[0], &c, 1) != 1)
+		die("ping");
+	t0 = now_ns();
+	for (i = 1; i < rounds; i++)
+		if (write(pp.to[1], &c, 1) != 1 || read(pp.from[0], &c, 1) != 1)
+			die("ping");
+	t = (double)(now_ns() - t0) / (rounds - 1);
+	pthread_join(th, NULL);
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < 2; i++) {
+		close(pp.to[i]);
+		close(pp.from[i]);
+	}
+	return t;
+}
+
+static void bench_ctxsw(void)
+{
+	double none[BATCHES], o[BATCHES], p[BATCHES];
+	int b, rounds = iters / 4;
+
+	for (b = 0; b < BATCHES; b++) {
+		none[b] = pingpong(MON_NONE, rounds);
+		o[b] = pingpong(MON_OURS, rounds);
+		p[b] = pingpong(MON_PERF, rounds);
+		/* two switches per round trip */
+		o[b] = (o[b] - none[b]) / 2;
+		p[b] = (p[b] - none[b]) / 2;
+	}
+	printf("# ctxsw: unmonitored round trip %.0f ns\n",
+	       median(none, BATCHES));
+	row("context-switch overhead", "ns/switch", median(o, BATCHES),
+	    median(p, BATCHES), "<= 1.0x", 1.0);
+}
+
+/* ---------------------------------------------------------------- */
+/* 5. multiplexing                                                   */
+
+#define MPX_SETS	4
+#define MPX_SWITCH_NS	2000000ull	/* 2 ms */
+
+/* The steady loop: system calls on the soft PMU, plain work on PMUv3. */
+static void steady(uint64_t ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+
+	while (now_ns() < end) {
+		if (ev->steady_syscalls)
+			syscall(SYS_getppid);
+		else
+			work(1000);
+	}
+}
+
+/* Rate of ev->steady alone over @ms of the steady loop, per ns. */
+static double steady_alone(uint64_t ms)
+{
+	pfarg_pmd_t pd = { 0 };
+	pfarg_ctx_t ctx = { 0 };
+	pfarg_pmc_t pc = { .reg_value = ev->steady };
+	pfarg_load_t ld = { .load_pid = syscall(SYS_gettid) };
+	uint64_t t0, t1;
+	int fd = pfm_create_context(&ctx, NULL, NULL, 0);
+
+	if (fd < 0 || pfm_write_pmcs(fd, &pc, 1) ||
+	    pfm_write_pmds(fd, &pd, 1) || pfm_load_context(fd, &ld))
+		die("the reference context");
+	t0 = now_ns();
+	pfm_start(fd, NULL);
+	steady(ms);
+	pfm_stop(fd);
+	t1 = now_ns();
+	pfm_read_pmds(fd, &pd, 1);
+	close(fd);
+	return (double)pd.reg_value / (t1 - t0);
+}
+
+/* Worst |scaled estimate / reference - 1| of MPX_SETS sets, in %. */
+static double multiplex_error(uint64_t ms, double *ref_rate)
+{
+	pfarg_setdesc_t sd[MPX_SETS];
+	pfarg_setinfo_t si[MPX_SETS];
+	pfarg_pmc_t pc[MPX_SETS];
+	pfarg_pmd_t pd[MPX_SETS];
+	pfarg_ctx_t ctx = { 0 };
+	pfarg_load_t ld = { .load_pid = syscall(SYS_gettid) };
+	uint64_t t0, t1, total = 0;
+	double worst = 0, est, err, truth;
+	int fd, i;
+
+	memset(sd, 0, sizeof(sd));
+	memset(si, 0, sizeof(si));
+	memset(pc, 0, sizeof(pc));
+	memset(pd, 0, sizeof(pd));
+	fd = pfm_create_context(&ctx, NULL, NULL, 0);
+	if (fd < 0)
+		die("the multiplexed context");
+	for (i = 0; i < MPX_SETS; i++) {
+		sd[i].set_id = i;
+		sd[i].set_flags = PFM_SETFL_TIME_SWITCH;
+		sd[i].set_timeout = MPX_SWITCH_NS;
+		pc[i].reg_set = i;
+		pd[i].reg_set = i;
+		si[i].set_id = i;
+		pc[i].reg_value = ev->steady;
+	}
+	if (pfm_create_evtsets(fd, sd, MPX_SETS) ||
+	    pfm_write_pmcs(fd, pc, MPX_SETS) ||
+	    pfm_write_pmds(fd, pd, MPX_SETS) || pfm_load_context(fd, &ld))
+		die("programming the sets");
+	t0 = now_ns();
+	pfm_start(fd, NULL);
+	steady(ms);
+	pfm_stop(fd);
+	t1 = now_ns();
+	if (pfm_read_pmds(fd, pd, MPX_SETS) ||
+	    pfm_getinfo_evtsets(fd, si, MPX_SETS))
+		die("reading the sets");
+	close(fd);
+	for (i = 0; i < MPX_SETS; i++)
+		total += si[i].set_act_duration;
+	/* the truth: the rate measured alone, over the same time */
+	truth = *ref_rate * (t1 - t0);
+	for (i = 0; i < MPX_SETS; i++) {
+		if (!si[i].set_act_duration)
+			return 100;
+		est = (double)pd[i].reg_value * total / si[i].set_act_duration;
+		err = est / truth - 1;
+		if (err < 0)
+			err = -err;
+		if (err > worst)
+			worst = err;
+	}
+	return worst * 100;
+}
+
+static void bench_multiplex(void)
+{
+	double e[BATCHES], rate;
+	int b;
+
+	for (b = 0; b < BATCHES; b++) {
+		rate = steady_alone(200);
+		e[b] = multiplex_error(200, &rate);
+	}
+	row("multiplexed estimate, worst of 4 sets", "% error",
+	    median(e, BATCHES), -1, "within 1%", 0);
+}
+
+/* ---------------------------------------------------------------- */
+
+static void print_table(void)
+{
+	int i;
+
+	printf("\n%-38s %-10s %12s %12s %8s  %s\n", "operation", "unit", "ours",
+	       "perf", "ratio", "goal");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+
+		if (r->perf < 0) {
+			printf("%-38s %-10s %12.2f %12s %8s  %s%s\n", r->op,
+			       r->unit, r->ours, "n/a", "", r->goal,
+			       r->ours <= 1.0 ? "" : "  (missed)");
+			continue;
+		}
+		printf("%-38s %-10s %12.1f %12.1f %7.2fx  %s%s\n", r->op,
+		       r->unit, r->ours, r->perf, r->ours / r->perf, r->goal,
+		       r->goal_ratio && r->ours / r->perf > r->goal_ratio ?
+		       "  (missed)" : "");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct pfarg_pmu_info info;
+
+	if (argc > 1)
+		iters = atoi(argv[1]);
+	if (iters < 100)
+		iters = 100;
+	memset(&info, 0, sizeof(info));
+	if (pfm_get_pmu_desc(&info))
+		die("pfm_get_pmu_desc (is a PMU description loaded?)");
+	if (!strcmp(info.pmu_name, soft_events.pmu)) {
+		ev = &soft_events;
+	} else if (!strcmp(info.pmu_name, pmuv3_events.pmu)) {
+		ev = &pmuv3_events;
+	} else {
+		fprintf(stderr, "pfm_bench: no event table for PMU %s\n",
+			info.pmu_name);
+		return 1;
+	}
+	printf("# pfm_bench: PMU %s; ours: %s; perf: %s\n", ev->pmu, ev->what,
+	       ev->perf_what);
+	printf("# medians of %d batches of %d operations\n", BATCHES, iters);
+	row("read, 1 counter", "ns/read", time_ours_read(1), time_perf_read(1),
+	    "<= 0.5x", 0.5);
+	row("read, 4 counters", "ns/read", time_ours_read(4), time_perf_read(4),
+	    "<= 0.5x", 0.5);
+	row("start+stop, 4 counters", "ns/pair", time_ours_startstop(),
+	    time_perf_startstop(), "<= 0.25x", 0.25);
+	bench_sampling();
+	bench_ctxsw();
+	bench_multiplex();
+	print_table();
+	return 0;
+}
