@@ -12,11 +12,12 @@
  *
  * Lock order: pfm_sessions_mutex, cpu hotplug lock, pfm_sys_lock, a
  * thread's hook lock, ctx->lock (core/hook.c's registry mutex is taken
- * before pfm_sessions_mutex, or alone).  The PMU's acquire may take the hotplug lock (static keys),
- * so the hotplug callbacks do not take pfm_sessions_mutex: the per-CPU
- * system-wide pointers they read are also guarded by pfm_sys_lock.  The
- * PMU's per-CPU setup runs on every online CPU for the first session,
- * and on a CPU coming online while any session exists.
+ * before pfm_sessions_mutex, or alone).  The PMU's acquire may take the
+ * hotplug lock (static keys), so the hotplug callbacks do not take
+ * pfm_sessions_mutex: the per-CPU system-wide pointers they read are
+ * also guarded by pfm_sys_lock.  The PMU's per-CPU setup runs on every
+ * online CPU for the first session, and on a CPU coming online while any
+ * session exists.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
