@@ -8,6 +8,7 @@
 #include <linux/cred.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
+#include <linux/pid_namespace.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -90,6 +91,7 @@ struct pfm_context *pfm_context_alloc(void)
 	ctx->live_cpu = -1;
 	ctx->cpu = -1;
 	ctx->uid = uid;
+	ctx->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	init_waitqueue_head(&ctx->msgq_wait);
 	pfm_block_init(ctx);
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);
@@ -120,6 +122,7 @@ static void pfm_context_free(struct pfm_context *ctx)
 	if (ctx->pmu)
 		pfm_pmu_put(ctx->pmu);
 	pfm_user_uncharge(ctx->uid);
+	put_pid_ns(ctx->pid_ns);
 	kfree(ctx);
 	/* Callers run from the file's release or from pfm_wq, both of
 	 * which keep the module text alive past this return.

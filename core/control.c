@@ -293,8 +293,8 @@ static int __pfm_load_context(struct pfm_context *ctx, void *arg)
 	if (a->task) {
 		ctx->task = a->task;
 		ctx->hook = a->hook;
-		ctx->end_pid = task_tgid_nr(a->task);
-		ctx->end_tid = task_pid_nr(a->task);
+		ctx->end_pid = task_tgid_nr_ns(a->task, ctx->pid_ns);
+		ctx->end_tid = task_pid_nr_ns(a->task, ctx->pid_ns);
 	} else {
 		ctx->cpu = a->cpu;
 	}

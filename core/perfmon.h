@@ -112,6 +112,7 @@ struct pfm_event_set {
 };
 
 struct pfm_hook;
+struct pid_namespace;
 struct vm_area_struct;
 struct completion;
 
@@ -138,6 +139,9 @@ struct completion;
  * @task_ended: per-thread: the thread passed its last context switch
  * @cpu: system-wide: the monitored CPU while loaded, else -1
  * @uid: owner, for the per-user limit (set at creation, then constant)
+ * @pid_ns: the opener's pid namespace: process and thread ids in
+ *          messages and samples are as it sees them, 0 for a thread it
+ *          does not see (reference held; constant)
  * @priv: PFM_PMC_PRIV_* the creator had (pfm_perm_grant(); all for the
  *        kernel API): what PMC values may count, whether a system-wide
  *        load is allowed (PFM_PMC_PRIV_CPU).  Set by PFM_CREATE_CONTEXT,
@@ -191,6 +195,7 @@ struct pfm_context {
 	bool task_ended;
 	int cpu;
 	kuid_t uid;
+	struct pid_namespace *pid_ns;
 	u32 priv;
 	bool kernel_ips;
 	struct hrtimer switch_timer;

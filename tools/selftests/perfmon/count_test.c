@@ -11,6 +11,7 @@
  */
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -245,6 +246,71 @@ TEST(end_message_wakes_poll)
 	EXPECT_EQ(sizeof(msg), read(fd, &msg, sizeof(msg)));
 	EXPECT_EQ(PFM_MSG_END, msg.type);
 	close(fd);
+}
+
+/*
+ * Step of ns_monitor() that failed (its exit code), 0 when all passed;
+ * NS_NONE: the kernel has no pid namespaces.
+ */
+#define NS_NONE	99
+
+/* As pid 1 of a new pid namespace: a thread's end, seen from here. */
+static int ns_monitor(void)
+{
+	union pfarg_msg msg;
+	struct spinner sp;
+	int fd, tid;
+
+	if (getpid() != 1)
+		return 1;
+	fd = pfm_counting_ctx(0, SOFT_EV_CTX_SWITCHES, 0);
+	if (fd < 0)
+		return 2;
+	tid = spinner_start(&sp);
+	if (tid <= 1 || pfm_load(fd, tid) || start0(fd))
+		return 3;
+	usleep(20000);
+	spinner_stop(&sp);
+	if (read(fd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.type != PFM_MSG_END)
+		return 4;
+	if (msg.pfm_ovfl_msg.msg_ovfl_pid != 1)
+		return 5;
+	if (msg.pfm_ovfl_msg.msg_ovfl_tid != (uint32_t)tid)
+		return 6;
+	return 0;
+}
+
+/*
+ * A monitor in a pid namespace gets ids as it sees them: PFM_MSG_END of
+ * a thread it loaded carries its own pid (1) and the thread's id there.
+ */
+TEST(end_message_ids_in_openers_pid_namespace)
+{
+	int status;
+	pid_t pid, c;
+
+	if (getuid())
+		SKIP(return, "needs root (CLONE_NEWPID)");
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWPID))
+			_exit(errno == EINVAL ? NS_NONE : 20);
+		c = fork();
+		if (c == 0)
+			_exit(ns_monitor());
+		if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status))
+			_exit(21);
+		_exit(WEXITSTATUS(status));
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == NS_NONE)
+		SKIP(return, "no pid namespaces (CONFIG_PID_NS)");
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("step %d failed", WEXITSTATUS(status));
+	}
 }
 
 TEST(context_switches_counted)
