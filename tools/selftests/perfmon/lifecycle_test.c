@@ -136,21 +136,6 @@ static void *sleeper_fn(void *arg)
 	return NULL;
 }
 
-/* Has thread @tid gone to sleep (state S in its stat line)? */
-static bool thread_sleeps(int tid)
-{
-	char path[64], line[256], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
 /*
  * A thread sleeping in the kernel does not run the work that would
  * unlink its hook; contexts loaded on it and closed must still go at
@@ -169,8 +154,7 @@ TEST(close_while_thread_sleeps)
 	ASSERT_LE(0, base);
 	ASSERT_EQ(0, pipe(sl.pipe));
 	ASSERT_EQ(0, pthread_create(&sl.thread, NULL, sleeper_fn, &sl));
-	while ((!atomic_load(&sl.tid) || !thread_sleeps(atomic_load(&sl.tid))) &&
-	       --tries)
+	while (task_state(atomic_load(&sl.tid)) != 'S' && --tries)
 		usleep(2000);
 	ASSERT_LT(0, tries);
 	for (i = 0; i < 2 * max; i++) {
@@ -178,7 +162,7 @@ TEST(close_while_thread_sleeps)
 		ASSERT_LE(0, fd) TH_LOG("context %lld: %s", i, strerror(-fd));
 		close(fd);
 	}
-	EXPECT_TRUE(thread_sleeps(atomic_load(&sl.tid)));
+	EXPECT_EQ('S', task_state(atomic_load(&sl.tid)));
 	EXPECT_EQ(base + 1, refcnt_settle(base + 1));
 	EXPECT_EQ(0, sessions("task"));
 	ASSERT_EQ(1, write(sl.pipe[1], "x", 1));

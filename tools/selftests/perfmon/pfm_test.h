@@ -450,6 +450,26 @@ static inline pfm_attr(__always_inline__) void raw_getppid(unsigned long n)
 	}
 }
 
+/* State letter of process or thread @pid (/proc/PID/stat), or 0. */
+static inline char task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /* The first line of @path as a number; @dflt when it cannot be read. */
 static inline long long read_num_or(const char *path, long long dflt)
 {

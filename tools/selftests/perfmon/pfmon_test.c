@@ -403,26 +403,6 @@ out:
 	return ret;
 }
 
-/* State letter of @pid in /proc/PID/stat, or 0. */
-static char task_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /*
  * Count "hotspot -r @rounds" directly: PMC i = @evtsel[i] and PMD i for
  * i < @n, into @vals.  The command runs as pfmon stat runs one: a child
