@@ -4,10 +4,13 @@
  * tests.  Per round, hot_loop() does 16 times the work of cold_loop()
  * and 4 times that of warm_loop(): about 76%, 19% and 5% of the time.
  *
- *   hotspot [-r ROUNDS] [-t THREADS]
+ *   hotspot [-r ROUNDS] [-t THREADS] [-s USEC]
  *
- * Each of THREADS threads (1) runs ROUNDS rounds (200).  Built without
- * optimization of the loops' bodies away: they store to a volatile sink.
+ * Each of THREADS threads (1) runs ROUNDS rounds (200), sleeping USEC
+ * microseconds (0: not at all) after each: a CPU-bound thread alone on
+ * an idle CPU may never be switched out, so a test that needs switches
+ * spread over the whole run asks for them.  Built without optimization
+ * of the loops' bodies away: they store to a volatile sink.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 static volatile unsigned long sink;
 static unsigned long rounds = 200;
+static unsigned long sleep_us;
 
 static __attribute__((noinline)) void spin(unsigned long n)
 {
@@ -60,6 +64,8 @@ static void *worker(void *arg)
 		hot_loop();
 		warm_loop();
 		cold_loop();
+		if (sleep_us)
+			usleep(sleep_us);
 	}
 	return NULL;
 }
@@ -69,7 +75,7 @@ int main(int argc, char **argv)
 	pthread_t th[64];
 	int c, i, threads = 1;
 
-	while ((c = getopt(argc, argv, "r:t:")) != -1) {
+	while ((c = getopt(argc, argv, "r:t:s:")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = strtoul(optarg, NULL, 0);
@@ -77,8 +83,11 @@ int main(int argc, char **argv)
 		case 't':
 			threads = atoi(optarg);
 			break;
+		case 's':
+			sleep_us = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: hotspot [-r ROUNDS] [-t THREADS]\n");
+			fprintf(stderr, "usage: hotspot [-r ROUNDS] [-t THREADS] [-s USEC]\n");
 			return 2;
 		}
 	}
