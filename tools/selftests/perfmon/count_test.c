@@ -313,23 +313,62 @@ TEST(end_message_ids_in_openers_pid_namespace)
 	}
 }
 
+struct ping_pong {
+	int to_echo[2], back[2];
+};
+
+/* On main's CPU: each byte main sends can only come back once main left. */
+static void *echo(void *arg)
+{
+	struct ping_pong *pp = arg;
+	char c;
+
+	if (pin_to_cpu(0))
+		return NULL;
+	while (read(pp->to_echo[0], &c, 1) == 1)
+		if (write(pp->back[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/*
+ * 50 round trips with a thread pinned to the same CPU: the echo can
+ * only run while the monitored thread is switched out (blocked in its
+ * read or preempted by the wake-up), so at least 50 switches.  Sleeps
+ * would not do: under TCG a jump of guest time lets a 1-ms nanosleep
+ * expire before it schedules (49 switches for 50 sleeps seen on arm64).
+ */
 TEST(context_switches_counted)
 {
+	struct ping_pong pp;
+	pthread_t th;
 	uint64_t v;
 	int fd, i;
+	char c = 0;
 
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pipe(pp.to_echo));
+	ASSERT_EQ(0, pipe(pp.back));
+	ASSERT_EQ(0, pthread_create(&th, NULL, echo, &pp));
 	fd = pfm_counting_ctx(0, SOFT_EV_CTX_SWITCHES, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, start0(fd));
-	for (i = 0; i < 50; i++)
-		usleep(1000);		/* one switch out each */
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(1, write(pp.to_echo[1], &c, 1));
+		ASSERT_EQ(1, read(pp.back[0], &c, 1));
+	}
 	ASSERT_EQ(0, pfm_stop(fd));
 	v = pfm_read_pmd(fd, 0, 0);
-	TH_LOG("50 sleeps: %llu context switches", (unsigned long long)v);
+	TH_LOG("50 round trips: %llu context switches", (unsigned long long)v);
 	EXPECT_LE(50, v);
-	EXPECT_GE(75, v);	/* a few preemptions by kernel work */
+	EXPECT_GE(125, v);	/* at most 2 a trip, a few by kernel work */
 	close(fd);
+	close(pp.to_echo[1]);
+	pthread_join(th, NULL);
+	close(pp.to_echo[0]);
+	close(pp.back[0]);
+	close(pp.back[1]);
 }
 
 /*
