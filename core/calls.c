@@ -188,7 +188,10 @@ int pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 int pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 		  unsigned int count)
 {
-	return pfm_array_call(ctx, pfm_call_read_pmds, req, count);
+	struct pfm_array_args a = { .req = req, .count = count };
+
+	/* The live set is read in place: a read while counting is cheap. */
+	return pfm_ctx_call_in_place(ctx, pfm_call_read_pmds, &a);
 }
 
 /**
@@ -298,7 +301,7 @@ static int pfm_call_start(struct pfm_context *ctx, void *arg)
  */
 int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
 {
-	return pfm_ctx_call(ctx, pfm_call_start, (void *)req);
+	return pfm_ctx_call_in_place(ctx, pfm_call_start, (void *)req);
 }
 
 static int pfm_call_stop(struct pfm_context *ctx, void *arg)
@@ -315,7 +318,7 @@ static int pfm_call_stop(struct pfm_context *ctx, void *arg)
  */
 int pfm_stop(struct pfm_context *ctx)
 {
-	return pfm_ctx_call(ctx, pfm_call_stop, NULL);
+	return pfm_ctx_call_in_place(ctx, pfm_call_stop, NULL);
 }
 
 /*

@@ -559,8 +559,10 @@ void pfm_ctx_release(struct pfm_context *ctx)
 
 /**
  * __pfm_start() - start counting on a loaded context
- * @ctx: the context, locked, saved (called through pfm_ctx_call())
+ * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
  * @req: start_set: the set to count with
+ *
+ * Starting another set than the active one saves the live set first.
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded, unknown set or
  * reserved field; -EBUSY masked (pfm_restart() first).
@@ -587,15 +589,20 @@ int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
 	set = pfm_find_set(ctx, req->start_set);
 	if (!set)
 		return -EINVAL;
-	if (set != ctx->active_set)
+	if (set != ctx->active_set) {
+		if (pfm_ctx_live_here(ctx))
+			pfm_ctx_sched_out(ctx);
 		pfm_set_activate(ctx, set);
+	}
 	ctx->started = true;
+	if (pfm_ctx_live_here(ctx))
+		pfm_ctx_resume(ctx);
 	return 0;
 }
 
 /**
  * __pfm_stop() - stop counting; the counts stay as they are
- * @ctx: the context, locked, saved (called through pfm_ctx_call())
+ * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded.
  */
@@ -609,6 +616,8 @@ int __pfm_stop(struct pfm_context *ctx)
 	case PFM_CTX_LOADED:
 	case PFM_CTX_MASKED:
 		ctx->started = false;
+		if (pfm_ctx_live_here(ctx))
+			pfm_ctx_halt(ctx);
 		return 0;
 	default:
 		return -EINVAL;

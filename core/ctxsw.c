@@ -9,7 +9,11 @@
  * touches its PMU.  Everything else works on the saved copy in the set,
  * so a call that needs the registers first saves them: pfm_ctx_call()
  * runs the call on the live CPU (by IPI when it is another one) between
- * a sched_out and a sched_in, with ctx->lock held throughout.
+ * a sched_out and a sched_in, with ctx->lock held throughout.  The
+ * frequent calls a monitor makes while counting (read, start, stop) run
+ * in place instead (pfm_ctx_call_in_place()): on the live CPU, the set
+ * left live, so they cost a few register accesses, not a save and a
+ * reload of every register.
  */
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
@@ -103,7 +107,8 @@ static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
  * pfm_ctx_sched_in() - make the active set live on this CPU
  * @ctx: the context, locked, not live anywhere
  *
- * Counting starts when the context is started and not masked.
+ * Counting starts when the context is started and not masked
+ * (pfm_ctx_resume()).
  *
  * Context: interrupts disabled, on the CPU to load.
  */
@@ -120,12 +125,29 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 		pmu->load_cfg(pmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
-	if (ctx->started && ctx->state == PFM_CTX_LOADED) {
-		ctx->counting = true;
-		ctx->live_since = local_clock();
-		pmu->start(pmu);
-		pfm_switch_timer_start(ctx);
-	}
+	pfm_ctx_resume(ctx);
+}
+
+/**
+ * pfm_ctx_resume() - let the live set count, if the context is started
+ * @ctx: the context, locked, live on this CPU
+ *
+ * Counting runs when the context is started and not masked.
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_resume(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED)
+		return;
+	ctx->counting = true;
+	ctx->live_since = local_clock();
+	pmu->start(pmu);
+	pfm_switch_timer_start(ctx);
 }
 
 /**
@@ -173,29 +195,47 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	this_cpu_write(pfm_cpu_ctx, NULL);
 }
 
+/**
+ * pfm_ctx_live_here() - is the context's active set live on this CPU?
+ * @ctx: the context, locked
+ *
+ * Context: interrupts disabled.
+ * Return: true when its registers are in this CPU's PMU, not in the set.
+ */
+bool pfm_ctx_live_here(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	return ctx->live_cpu == smp_processor_id();
+}
+
 /* One core call to run where the context is live. */
 struct pfm_call {
 	struct pfm_context *ctx;
 	pfm_ctx_fn fn;
 	void *arg;
 	int ret;
+	bool in_place;
 	bool ran;
 };
 
-/* Run @c here if the context is live here or nowhere. */
+/*
+ * Run @c here if the context is live here or nowhere.  A call in place
+ * may save the set itself (pfm_ctx_sched_out()) when it needs to; the
+ * set is made live again after any call that left it saved.
+ */
 static void pfm_call_here(struct pfm_call *c)
 {
 	struct pfm_context *ctx = c->ctx;
-	bool live = ctx->live_cpu == smp_processor_id();
+	bool live = pfm_ctx_live_here(ctx);
 
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->live_cpu >= 0 && !live)
 		return;		/* moved: the caller tries again */
-	if (live)
+	if (live && !c->in_place)
 		pfm_ctx_sched_out(ctx);
 	c->ret = c->fn(ctx, c->arg);
 	c->ran = true;
-	if (live && pfm_ctx_wants_cpu(ctx))
+	if (live && ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
 		pfm_ctx_sched_in(ctx);
 }
 
@@ -206,6 +246,30 @@ static void pfm_call_ipi(void *info)
 	spin_lock(&c->ctx->lock);
 	pfm_call_here(c);
 	spin_unlock(&c->ctx->lock);
+}
+
+static int pfm_ctx_run(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg,
+		       bool in_place)
+{
+	struct pfm_call c = {
+		.ctx = ctx, .fn = fn, .arg = arg, .in_place = in_place,
+	};
+	unsigned long flags;
+	int cpu;
+
+	for (;;) {
+		spin_lock_irqsave(&ctx->lock, flags);
+		cpu = ctx->live_cpu;
+		if (cpu < 0 || cpu == smp_processor_id())
+			pfm_call_here(&c);
+		spin_unlock_irqrestore(&ctx->lock, flags);
+		if (c.ran)
+			return c.ret;
+		/* Fails only for an offline CPU, which saved the set first. */
+		smp_call_function_single(cpu, pfm_call_ipi, &c, 1);
+		if (c.ran)
+			return c.ret;
+	}
 }
 
 /**
@@ -223,23 +287,26 @@ static void pfm_call_ipi(void *info)
  */
 int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
 {
-	struct pfm_call c = { .ctx = ctx, .fn = fn, .arg = arg };
-	unsigned long flags;
-	int cpu;
+	return pfm_ctx_run(ctx, fn, arg, false);
+}
 
-	for (;;) {
-		spin_lock_irqsave(&ctx->lock, flags);
-		cpu = ctx->live_cpu;
-		if (cpu < 0 || cpu == smp_processor_id())
-			pfm_call_here(&c);
-		spin_unlock_irqrestore(&ctx->lock, flags);
-		if (c.ran)
-			return c.ret;
-		/* Fails only for an offline CPU, which saved the set first. */
-		smp_call_function_single(cpu, pfm_call_ipi, &c, 1);
-		if (c.ran)
-			return c.ret;
-	}
+/**
+ * pfm_ctx_call_in_place() - run a core call where the context is live,
+ * its set left live
+ * @ctx: the context, not locked
+ * @fn: the call; runs with ctx->lock held and interrupts disabled, on
+ *      the CPU where the set is live (pfm_ctx_live_here()) or anywhere
+ *      when it is saved.  It reads live registers through
+ *      pfm_pmd_read_hw() and may save the set with pfm_ctx_sched_out()
+ *      when it needs more; the set is then made live again after it.
+ * @arg: passed to @fn
+ *
+ * Context: process context, no lock held.
+ * Return: what @fn returned.
+ */
+int pfm_ctx_call_in_place(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
+{
+	return pfm_ctx_run(ctx, fn, arg, true);
 }
 
 static void pfm_activate_ipi(void *info)

@@ -109,42 +109,59 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 /*
  * Array calls: copy the array in, work on it, copy it back out (also on
  * -EINVAL and -EACCES, so that the caller sees which entry was refused
- * and why).
+ * and why).  Arrays of up to four PMD entries are copied to the stack:
+ * reading a few counters, the frequent call, then allocates nothing.
  */
+#define PFM_ARRAY_ON_STACK	(4 * sizeof(struct pfarg_pmd))
+
+struct pfm_array_buf {
+	u64 words[PFM_ARRAY_ON_STACK / sizeof(u64)];
+};
+
 static void *pfm_array_in(void __user *uarg, size_t esize,
-			  struct pfarg_array *arr)
+			  struct pfarg_array *arr, struct pfm_array_buf *buf)
 {
+	void __user *ptr;
+	size_t size;
+
 	if (copy_from_user(arr, uarg, sizeof(*arr)))
 		return ERR_PTR(-EFAULT);
 	if (arr->arr_reserved || !arr->arr_count ||
 	    arr->arr_count > PFM_MAX_ARRAY)
 		return ERR_PTR(-EINVAL);
-	return vmemdup_user(u64_to_user_ptr(arr->arr_ptr),
-			    array_size(arr->arr_count, esize));
+	ptr = u64_to_user_ptr(arr->arr_ptr);
+	size = array_size(arr->arr_count, esize);
+	if (size > sizeof(*buf))
+		return vmemdup_user(ptr, size);
+	return copy_from_user(buf, ptr, size) ? ERR_PTR(-EFAULT) : buf;
 }
 
 static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
-			  void *req, long ret)
+			  void *req, struct pfm_array_buf *buf, long ret)
 {
 	if ((!ret || ret == -EINVAL || ret == -EACCES) &&
 	    copy_to_user(u64_to_user_ptr(arr->arr_ptr), req,
 			 array_size(arr->arr_count, esize)))
 		ret = -EFAULT;
-	kvfree(req);
+	if (req != buf)
+		kvfree(req);
 	return ret;
 }
 
 /* An array call on a context: copy in, call the core, copy out. */
-static long pfm_ioctl_array(struct pfm_context *ctx, void __user *uarg,
-			    size_t esize, pfm_array_fn fn)
+static noinline_for_stack long pfm_ioctl_array(struct pfm_context *ctx,
+					       void __user *uarg, size_t esize,
+					       pfm_array_fn fn)
 {
+	struct pfm_array_buf buf;
 	struct pfarg_array arr;
 	void *req;
 
-	req = pfm_array_in(uarg, esize, &arr);
+	req = pfm_array_in(uarg, esize, &arr, &buf);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
-	return pfm_array_out(&arr, esize, req, fn(ctx, req, arr.arr_count));
+	return pfm_array_out(&arr, esize, req, &buf,
+			     fn(ctx, req, arr.arr_count));
 }
 
 static long pfm_ioctl_load(struct pfm_context *ctx, void __user *uarg)
@@ -177,16 +194,17 @@ static long pfm_ioctl_pmu_info(void __user *uarg)
 }
 
 /* Register introspection needs no context, so no lock. */
-static long pfm_ioctl_reg_info(void __user *uarg)
+static noinline_for_stack long pfm_ioctl_reg_info(void __user *uarg)
 {
 	const size_t esize = sizeof(struct pfarg_reg_info);
+	struct pfm_array_buf buf;
 	struct pfarg_array arr;
 	void *req;
 
-	req = pfm_array_in(uarg, esize, &arr);
+	req = pfm_array_in(uarg, esize, &arr, &buf);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
-	return pfm_array_out(&arr, esize, req,
+	return pfm_array_out(&arr, esize, req, &buf,
 			     pfm_pmu_reg_info(req, arr.arr_count));
 }
 

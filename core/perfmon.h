@@ -272,6 +272,8 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 /* core/ctxsw.c: the active set on a CPU's PMU */
 typedef int (*pfm_ctx_fn)(struct pfm_context *ctx, void *arg);
 int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg);
+int pfm_ctx_call_in_place(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg);
+bool pfm_ctx_live_here(struct pfm_context *ctx);
 void pfm_ctx_sched_in(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
 void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
@@ -279,6 +281,7 @@ struct pfm_context *pfm_ctx_current(void);
 void pfm_ctx_cpu_down(struct pfm_context *ctx);
 void pfm_ctx_cpu_up(struct pfm_context *ctx);
 void pfm_ctx_halt(struct pfm_context *ctx);
+void pfm_ctx_resume(struct pfm_context *ctx);
 u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i);
 

@@ -224,9 +224,19 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 	return 0;
 }
 
+/* PMD @i of @set now: from the PMU while live here, else as saved. */
+static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
+			 unsigned int i)
+	__must_hold(&ctx->lock)
+{
+	if (set == ctx->active_set && pfm_ctx_live_here(ctx))
+		return pfm_pmd_read_hw(ctx, set, i);
+	return set->pmds[i].value;
+}
+
 /**
  * __pfm_read_pmds() - read PMD values
- * @ctx: the context, locked
+ * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
  * @req: the entries; each valid one gets reg_value (64-bit),
  *       reg_last_reset_val and reg_ovfl_switch_cnt (overflows left)
  * @count: number of entries, at least 1
@@ -264,7 +274,7 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 			continue;
 		}
 		pmd = &set->pmds[req[i].reg_num];
-		req[i].reg_value = pmd->value;
+		req[i].reg_value = pfm_pmd_value(ctx, set, req[i].reg_num);
 		req[i].reg_last_reset_val = pmd->lval;
 		req[i].reg_ovfl_switch_cnt = pmd->ovflsw_left;
 	}

@@ -254,6 +254,31 @@ static double time_perf_read(int n)
 	return median(v, BATCHES);
 }
 
+/*
+ * The floor under every call: a system call doing nothing (getppid())
+ * and an ioctl the context refuses at once (-ENOTTY), so the doc can say
+ * how much of a read is perfmon's own.
+ */
+static double time_floor(bool ioctl_floor)
+{
+	double v[BATCHES];
+	int fd = ours_ctx(1), b, i;
+	uint64_t t0;
+
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			if (!ioctl_floor)
+				syscall(SYS_getppid);
+			else if (ioctl(fd, _IO(PFM_IOC_MAGIC, 0xff)) != -1)
+				die("ioctl 0xff was not refused");
+		}
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	close(fd);
+	return median(v, BATCHES);
+}
+
 /* ---------------------------------------------------------------- */
 /* 2. start + stop                                                   */
 
@@ -687,6 +712,8 @@ int main(int argc, char **argv)
 	printf("# pfm_bench: PMU %s; ours: %s; perf: %s\n", ev->pmu, ev->what,
 	       ev->perf_what);
 	printf("# medians of %d batches of %d operations\n", BATCHES, iters);
+	printf("# floor: getppid() %.1f ns, refused ioctl on a context %.1f ns\n",
+	       time_floor(false), time_floor(true));
 	row("read, 1 counter", "ns/read", time_ours_read(1), time_perf_read(1),
 	    "<= 0.5x", 0.5);
 	row("read, 4 counters", "ns/read", time_ours_read(4), time_perf_read(4),
