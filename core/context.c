@@ -119,6 +119,7 @@ static void pfm_context_free(struct pfm_context *ctx)
 		pfm_event_set_free(set);
 	}
 	pfm_smpl_buf_free(ctx->smpl);
+	pfm_upage_free(ctx);
 	if (ctx->pmu)
 		pfm_pmu_put(ctx->pmu);
 	pfm_user_uncharge(ctx->uid);

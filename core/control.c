@@ -597,6 +597,7 @@ int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
 	ctx->started = true;
 	if (pfm_ctx_live_here(ctx))
 		pfm_ctx_resume(ctx);
+	pfm_upage_update(ctx);
 	return 0;
 }
 
@@ -618,6 +619,7 @@ int __pfm_stop(struct pfm_context *ctx)
 		ctx->started = false;
 		if (pfm_ctx_live_here(ctx))
 			pfm_ctx_halt(ctx);
+		pfm_upage_update(ctx);
 		return 0;
 	default:
 		return -EINVAL;

@@ -126,6 +126,7 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	pfm_ctx_resume(ctx);
+	pfm_upage_update(ctx);
 }
 
 /**
@@ -193,6 +194,7 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 		pmu->load_cfg(pmu, NULL);
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
+	pfm_upage_update(ctx);
 }
 
 /**
@@ -237,6 +239,13 @@ static void pfm_call_here(struct pfm_call *c)
 	c->ran = true;
 	if (live && ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
 		pfm_ctx_sched_in(ctx);
+	/*
+	 * A saved call may have changed values or the set: unless sched_in
+	 * made the set live again (and rewrote the page), show them.  Calls
+	 * in place update the page themselves when they change something.
+	 */
+	if (!c->in_place && ctx->live_cpu < 0)
+		pfm_upage_update(ctx);
 }
 
 static void pfm_call_ipi(void *info)
@@ -299,6 +308,8 @@ int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
  *      when it is saved.  It reads live registers through
  *      pfm_pmd_read_hw() and may save the set with pfm_ctx_sched_out()
  *      when it needs more; the set is then made live again after it.
+ *      A call that changes what the control page shows updates it
+ *      (pfm_upage_update()).
  * @arg: passed to @fn
  *
  * Context: process context, no lock held.

@@ -54,6 +54,8 @@ static int pfm_fasync(int fd, struct file *filp, int on)
 
 static int pfm_mmap(struct file *filp, struct vm_area_struct *vma)
 {
+	if (vma->vm_pgoff == PFM_USER_PAGE_OFFSET >> PAGE_SHIFT)
+		return pfm_upage_mmap(filp->private_data, vma);
 	return pfm_smpl_mmap(filp->private_data, vma);
 }
 

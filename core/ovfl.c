@@ -341,6 +341,8 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	}
 	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS))
 		wake = pfm_overflow(ctx, set, ovfl64, pfm_sample_ip(ctx, regs));
+	/* Carried upper bits, reloaded counters, a halt: all in the page. */
+	pfm_upage_update(ctx);
 unlock:
 	spin_unlock(&ctx->lock);
 	/* Wake-ups take scheduler locks, which nest outside ctx->lock. */

@@ -163,6 +163,8 @@ struct completion;
  * @task_node: per-thread: in the table of monitored threads (sessions mutex)
  * @drv_cfg: driver settings (PFM_SET_DRV_CONFIG), in force while live
  * @smpl: sampling buffer, or NULL (set at creation, then constant)
+ * @upage: control page for user-level reads, or NULL (set at its first
+ *         mmap(), then constant)
  * @restart_pmds: PMDs of @active_set reloaded with their long reset
  *                value by pfm_restart() (the notifying ones)
  * @switch_pending: an overflow switch fell due while masking: at restart
@@ -211,6 +213,7 @@ struct pfm_context {
 	struct hlist_node task_node;
 	u64 drv_cfg[PFM_MAX_DRV_CFG];
 	struct pfm_smpl_buf *smpl;
+	struct pfm_user_page *upage;
 	DECLARE_BITMAP(restart_pmds, PFM_MAX_PMDS);
 	bool switch_pending;
 	unsigned long nomsg_wakes;
@@ -227,6 +230,21 @@ struct pfm_context {
 static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
 {
 	return ctx->flags & PFM_FL_SYSTEM_WIDE;
+}
+
+/* core/upage.c: the control page (user-level reads) */
+void __pfm_upage_update(struct pfm_context *ctx);
+int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma);
+void pfm_upage_free(struct pfm_context *ctx);
+
+/*
+ * Rewrite the control page, if the context has one: inline, because
+ * every context switch and overflow of every context passes here.
+ */
+static inline void pfm_upage_update(struct pfm_context *ctx)
+{
+	if (ctx->upage)
+		__pfm_upage_update(ctx);
 }
 
 /* core/perm.c: the paranoid level (perf's numbers) and its decisions */

@@ -353,6 +353,16 @@ static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
 	isb();
 }
 
+/*
+ * With el0_access the thread reads counter n with mrs of PMEVCNTR<n>_EL0
+ * (PMCCNTR_EL0 for 31): the control page's index is n + 1.
+ */
+static u32 pmuv3_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
+			    u16 cnum)
+{
+	return cfg[PMUV3_CFG_EL0_ACCESS] ? cnum + 1 : 0;
+}
+
 static struct pfm_pmu_config pmuv3_pmu = {
 	.pmu_name	 = "armv8_pmuv3",
 	.owner		 = THIS_MODULE,
@@ -373,6 +383,7 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.num_cfg	 = ARRAY_SIZE(pmuv3_cfg_desc),
 	.cfg_check	 = pmuv3_cfg_check,
 	.load_cfg	 = pmuv3_load_cfg,
+	.user_index	 = pmuv3_user_index,
 	.events		 = pmuv3_events,
 };
 

@@ -102,6 +102,13 @@ struct pfm_event_desc {
  * @load_cfg: puts a context's settings (@cfg, @num_cfg values) in force
  *            on this CPU's PMU, or the defaults when @cfg is NULL.  Runs
  *            like the register ops; required when @num_cfg is set.
+ * @user_index: optional; for counter PMD @cnum of a context with settings
+ *              @cfg (@num_cfg values), live on this CPU: the number the
+ *              monitored thread's own read instruction takes, plus 1, or
+ *              0 when it may not read that counter itself (then
+ *              PFM_READ_PMDS only).  Fills the control page
+ *              (Documentation/uapi.rst, "User-level reads"); the
+ *              description enables the instruction in @load_cfg.
  * @events: optional events known by name, shown in
  *          /sys/kernel/perfmon/pmu_desc/events/; must stay valid while
  *          the description is registered
@@ -149,6 +156,8 @@ struct pfm_pmu_config {
 	int (*cfg_check)(const struct pfm_pmu_config *pmu, u16 num, u64 value,
 			 u32 ctx_flags);
 	void (*load_cfg)(struct pfm_pmu_config *pmu, const u64 *cfg);
+	u32 (*user_index)(struct pfm_pmu_config *pmu, const u64 *cfg,
+			  u16 cnum);
 	const struct pfm_event_desc *events;
 	u16 num_events;
 

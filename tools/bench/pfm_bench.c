@@ -5,6 +5,10 @@
  *
  *  read1, read4   PFM_READ_PMDS of 1 and 4 counters; perf: read() of a
  *                 group of 1 and 4 (PERF_FORMAT_GROUP)
+ *  uread          PMUv3 only: the thread reads counter 0 itself through
+ *                 the control page (pfm_uread()); compared with the bare
+ *                 instruction that reads the counter (mrs), not perf
+ *                 (perf has no PMU in that boot)
  *  start+stop     PFM_START + PFM_STOP; perf: ENABLE + DISABLE (group)
  *  sample         cost per sample: a fixed loop sampled at a fixed
  *                 period, our "ring" format; perf: its mmap ring with
@@ -43,6 +47,7 @@
 
 #include <perfmon/perfmon.h>
 #include <perfmon/perfmon_ring.h>
+#include <perfmon/perfmon_uread.h>
 
 #define BATCHES		7
 #define NCTR		4
@@ -100,6 +105,7 @@ static const struct events pmuv3_events = {
 };
 
 static const struct events *ev;
+static uint64_t sink;		/* results the compiler must keep */
 
 static uint64_t now_ns(void)
 {
@@ -255,6 +261,40 @@ static double time_perf_read(int n)
 }
 
 /*
+ * 1b. user-level read (PMUv3, el0_access on): pfm_uread() of counter 0,
+ * or (@bare) the instruction alone that reads it, in the same loop.
+ */
+static double time_uread(bool bare)
+{
+	struct pfarg_drv_cfg c = { .cfg_value = 1 };	/* el0_access */
+	struct pfm_user_page *pg;
+	double v[BATCHES];
+	int fd = ours_ctx(1), b, i;
+	uint64_t t0, x, acc = 0;
+
+	if (pfm_set_drv_config(fd, &c, 1))
+		die("el0_access");
+	pg = pfm_uread_map(fd);
+	if (!pg)
+		die("pfm_uread_map");
+	for (b = 0; b < BATCHES; b++) {
+		t0 = now_ns();
+		for (i = 0; i < iters; i++) {
+			if (bare)
+				x = pfm_uread_counter(0);
+			else if (pfm_uread(pg, 0, &x))
+				die("pfm_uread");
+			acc += x;
+		}
+		v[b] = (double)(now_ns() - t0) / iters;
+	}
+	sink += acc;
+	pfm_uread_unmap(pg);
+	close(fd);
+	return median(v, BATCHES);
+}
+
+/*
  * The floor under every call: a system call doing nothing (getppid())
  * and an ioctl the context refuses at once (-ENOTTY), so the doc can say
  * how much of a read is perfmon's own.
@@ -322,8 +362,6 @@ static double time_perf_startstop(void)
 
 /* ---------------------------------------------------------------- */
 /* 3. per-sample cost                                                */
-
-static uint64_t sink;
 
 /* The fixed work: @n multiply-adds the compiler must keep. */
 static void work(uint64_t n)
@@ -718,6 +756,9 @@ int main(int argc, char **argv)
 	    "<= 0.5x", 0.5);
 	row("read, 4 counters", "ns/read", time_ours_read(4), time_perf_read(4),
 	    "<= 0.5x", 0.5);
+	if (ev == &pmuv3_events)
+		row("user-level read, 1 counter (perf: mrs)", "ns/read",
+		    time_uread(false), time_uread(true), "<= 1.2x", 1.2);
 	row("start+stop, 4 counters", "ns/pair", time_ours_startstop(),
 	    time_perf_startstop(), "<= 0.25x", 0.25);
 	bench_sampling();

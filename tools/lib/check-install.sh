@@ -46,6 +46,7 @@ installed() {
 
 	for f in "$inc/perfmon/perfmon.h" "$inc/perfmon/perfmon_abi.h" \
 		 "$inc/perfmon/perfmon_dfl_smpl.h" "$inc/perfmon/perfmon_ring.h" \
+		 "$inc/perfmon/perfmon_uread.h" \
 		 "$lib/libperfmon.a" "$lib/libperfmon.so.0.3.0" \
 		 "$lib/pkgconfig/libperfmon.pc"; do
 		[ -f "$f" ] || { echo "missing ${f#"$tmp"}"; return 1; }
@@ -56,16 +57,21 @@ installed() {
 	done
 }
 
-# The installed header compiles alone in strict C99.
+# The installed headers compile alone in strict C99 (the header-only
+# user-level read helper needs POSIX's clock_gettime()).
 header_c99() {
 	echo '#include <perfmon/perfmon.h>' |
-		gcc -std=c99 -pedantic "${cflags[@]}" -I"$inc" -fsyntax-only -x c -
+		gcc -std=c99 -pedantic "${cflags[@]}" -I"$inc" -fsyntax-only -x c - &&
+	echo '#include <perfmon/perfmon_uread.h>' |
+		gcc -std=c99 -pedantic -D_POSIX_C_SOURCE=200809L "${cflags[@]}" \
+		    -I"$inc" -fsyntax-only -x c -
 }
 
 # A C++ program links against the C library (extern "C") and runs a call.
 header_cxx() {
 	printf '%s\n' '#include <perfmon/perfmon.h>' \
-		'int main() { return pfm_stop(-1) == -1 ? 0 : 1; }' |
+		'#include <perfmon/perfmon_uread.h>' \
+		'int main() { return pfm_stop(-1) == -1 && !pfm_uread_map(-1) ? 0 : 1; }' |
 		g++ "${cflags[@]}" -static -x c++ - "${pcflags[@]}" -o "$tmp/cxx"
 	"$tmp/cxx"
 }
@@ -162,7 +168,7 @@ pc=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$tmp \
 read -ra pcflags <<<"$pc"
 check "pkg-config --modversion libperfmon is 0.3.0" \
 	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 0.3.0
-check "header alone, -std=c99 -pedantic" header_c99
+check "headers alone, -std=c99 -pedantic" header_c99
 if command -v g++ >/dev/null; then
 	check "header from C++ (extern \"C\"), static link and run" header_cxx
 else

@@ -26,9 +26,10 @@
  * triggers (reg_start_pmds, reg_stop_pmds), the system-call event of the
  * software PMU and the sampling formats.  2.93 added the privilege check
  * of PMC values (PFM_REG_RETFL_NOPRIV, -EACCES; Documentation/security.rst).
+ * 2.94 added the control page for user-level reads (PFM_USER_PAGE_OFFSET).
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		93U
+#define PFM_VERSION_MIN		94U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -414,6 +415,77 @@ struct pfarg_drv_cfg {
 	__u32 cfg_flags;
 	__u64 cfg_value;
 	__u64 cfg_reserved2[2];
+};
+
+/* ------------------------------------------------------------------ */
+/* User-level reads: a context's control page                          */
+
+/*
+ * mmap() offset of a per-thread context's control page: one page,
+ * read-only, from which the monitored thread reads its own counters
+ * without a system call (Documentation/uapi.rst, "User-level reads").
+ * Offset 0 is the sampling buffer.
+ */
+#define PFM_USER_PAGE_OFFSET	0x40000000U
+#define PFM_USER_PAGE_VERSION	1U
+/* PMDs the page describes: 0 to PFM_USER_PAGE_PMDS - 1 */
+#define PFM_USER_PAGE_PMDS	160
+
+/* flags of struct pfm_user_pmd */
+#define PFM_UPMD_USED		0x1U	/* written in the active set */
+#define PFM_UPMD_STALE		0x2U	/* counting, not readable here */
+
+/**
+ * struct pfm_user_pmd - one PMD of the active set in the control page
+ * @index: 0: the PMD's value is @offset.  Otherwise the monitored thread
+ *         reads hardware counter @index - 1 itself (arm64: 0-30
+ *         PMEVCNTR<n>_EL0, 31 PMCCNTR_EL0) and the value is @offset +
+ *         ((counter - @base) & mask), mask having the page's @width low
+ *         bits set: a wrap whose interrupt is not taken yet still counts
+ *         right
+ * @flags: PFM_UPMD_USED; PFM_UPMD_STALE when the PMD counts but cannot
+ *         be read from user space (the PMU or its settings do not allow
+ *         it): PFM_READ_PMDS gives its value
+ * @offset: see @index
+ * @base: see @index
+ */
+struct pfm_user_pmd {
+	__u32 index;
+	__u32 flags;
+	__u64 offset;
+	__u64 base;
+};
+
+/**
+ * struct pfm_user_page - a per-thread context's control page
+ * @version: PFM_USER_PAGE_VERSION
+ * @seq: even while the page is stable; the kernel makes it odd before it
+ *       rewrites the page and even again after.  A reader reads it,
+ *       then the fields (and the counter), then it again, and retries
+ *       while it was odd or changed
+ * @set_id: the active set, whose PMDs @pmds describes
+ * @width: implemented bits of a hardware counter (1 to 64)
+ * @num_pmds: entries of @pmds in use (PMDs 0 to @num_pmds - 1)
+ * @counting: 1 while the active set counts on the monitored thread's CPU
+ * @time_enabled: ns the context counted, all sets, at @time_stamp
+ * @time_running: ns the active set counted, at @time_stamp
+ * @time_stamp: CLOCK_MONOTONIC ns of the last update while @counting
+ *              (add now - @time_stamp to both times), else 0
+ * @reserved: zero
+ * @pmds: PMDs of the active set, by number
+ */
+struct pfm_user_page {
+	__u32 version;
+	__u32 seq;
+	__u16 set_id;
+	__u16 width;
+	__u16 num_pmds;
+	__u16 counting;
+	__u64 time_enabled;
+	__u64 time_running;
+	__u64 time_stamp;
+	__u64 reserved[3];
+	struct pfm_user_pmd pmds[PFM_USER_PAGE_PMDS];
 };
 
 #define PFM_GET_VERSION		_IOR(PFM_IOC_MAGIC, 0x00, struct pfarg_version)

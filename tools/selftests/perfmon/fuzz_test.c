@@ -205,7 +205,9 @@ static bool errno_expected(enum fz_kind k, int e)
 	case EACCES:	/* mmap(): fd not open for reading */
 	case ENODEV:	/* mmap(): no sampling buffer */
 		return k == K_IOCTL || k == K_MMAP;
-	case EBADFD: case EBUSY: case ENOENT: case ENOTTY: case ESRCH:
+	case EBADFD:	/* mmap(): control page before PFM_CREATE_CONTEXT */
+		return k == K_IOCTL || k == K_MMAP;
+	case EBUSY: case ENOENT: case ENOTTY: case ESRCH:
 		return k == K_IOCTL;
 	case ENOMEM:
 		return k == K_IOCTL || k == K_MMAP || k == K_OPEN ||
@@ -1156,8 +1158,12 @@ static void op_mmap(struct fz_thread *t)
 	int slot, fd = pick_fd(t, &slot), prot = PROT_READ, flags = MAP_SHARED;
 	size_t len = pick_map_len(t);
 	off_t off = one_in(t, 16) ? (off_t)page_size() * rn(t, 4) : 0;
+	struct pfm_user_page *pg;
 	void *a;
 	int i;
+
+	if (one_in(t, 4))
+		off = PFM_USER_PAGE_OFFSET;	/* the control page */
 
 	if (one_in(t, 4))
 		prot |= PROT_WRITE;
@@ -1168,6 +1174,15 @@ static void op_mmap(struct fz_thread *t)
 	done(t, K_MMAP, "", fd, len, a == MAP_FAILED ? -1 : 0);
 	if (a == MAP_FAILED)
 		return;
+	/* Whatever races it, a control page is always well formed. */
+	pg = a;
+	if (off == PFM_USER_PAGE_OFFSET &&
+	    (pg->version != PFM_USER_PAGE_VERSION ||
+	     pg->num_pmds > PFM_USER_PAGE_PMDS)) {
+		atomic_fetch_add(&sh->unexpected, 1);
+		fprintf(stderr, "# BAD control page: version %u, %u PMDs\n",
+			pg->version, pg->num_pmds);
+	}
 	pthread_mutex_lock(&p->map_lock);
 	for (i = 0; i < FZ_MAPS && p->maps[i].addr; i++)
 		;

@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <perfmon/perfmon_dfl_smpl.h>
+#include <perfmon/perfmon_uread.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
 
@@ -564,6 +565,301 @@ TEST(el0_access)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_TRUE(c.cfg_flags & PFM_REG_RETFL_EINVAL);
 	close(sys);
+}
+
+/* ---- user-level reads: the control page and mrs -------------------- */
+
+/* el0_access (driver setting 0) on @fd; 0 or -errno. */
+static int el0_on(int fd)
+{
+	struct pfarg_drv_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.cfg_value = 1;
+	return pfm_set_drv_config(fd, &c, 1) ? -errno : 0;
+}
+
+/* PMD @pmd as this thread reads it itself; ~0 when it cannot. */
+static uint64_t uread(const struct pfm_user_page *pg, unsigned int pmd)
+{
+	uint64_t v;
+
+	return pfm_uread(pg, pmd, &v) ? ~0ull : v;
+}
+
+/*
+ * A context on this thread counting user instructions (PMD 0, from
+ * @start) and user cycles (PMD 31, from @start), el0_access on, its
+ * control page mapped in *@pg, started.  The fd, or -1.
+ */
+static int uread_ctx(uint64_t start, struct pfm_user_page **pg)
+{
+	int fd = inst_ctx(start, 0);
+
+	if (fd < 0 || pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, start, 0) ||
+	    el0_on(fd))
+		return -1;
+	*pg = pfm_uread_map(fd);
+	if (!*pg || pfm_start(fd, NULL))
+		return -1;
+	return fd;
+}
+
+/*
+ * PMD @pmd read by the thread, by PFM_READ_PMDS, by the thread again:
+ * in that order, never below *@prev.  false (and logged) otherwise.
+ */
+static bool uread_brackets(struct __test_metadata *_metadata, int fd,
+			   const struct pfm_user_page *pg, unsigned int pmd,
+			   uint64_t *prev)
+{
+	uint64_t u1 = uread(pg, pmd);
+	uint64_t k = pfm_read_pmd(fd, pg->set_id, pmd);
+	uint64_t u2 = uread(pg, pmd);
+
+	if (*prev <= u1 && u1 <= k && k <= u2) {
+		*prev = u2;
+		return true;
+	}
+	TH_LOG("PMD %u: before %llu, mrs %llu, ioctl %llu, mrs %llu", pmd,
+	       (unsigned long long)*prev, (unsigned long long)u1,
+	       (unsigned long long)k, (unsigned long long)u2);
+	return false;
+}
+
+/*
+ * The thread reads its instructions and cycles with mrs: only with
+ * el0_access (else PFM_UPMD_STALE); the loop's instructions exactly;
+ * every ioctl read falls between two of its reads; equal once stopped.
+ */
+TEST(uread_exact)
+{
+	struct pfm_user_page *pg = NULL;
+	uint64_t u1, u2, d[2], prev[2] = { 0, 0 };
+	int fd, i;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = inst_ctx(0, 0);
+	ASSERT_LE(0, fd);
+	pg = pfm_uread_map(fd);
+	ASSERT_TRUE(pg);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(-EAGAIN, pfm_uread(pg, 0, &u1));
+	EXPECT_EQ(0, pg->pmds[0].index);
+	ASSERT_EQ(0, el0_on(fd));
+	EXPECT_EQ(1, pg->pmds[0].index);
+	TH_LOG("counter width %u", pg->width);
+	for (i = 0; i < 2; i++) {
+		u1 = uread(pg, 0);
+		loop2(1000 * (i + 1));
+		u2 = uread(pg, 0);
+		d[i] = u2 - u1;
+	}
+	TH_LOG("mrs around loop2(1000): %llu, loop2(2000): %llu",
+	       (unsigned long long)d[0], (unsigned long long)d[1]);
+	EXPECT_EQ(2000, d[1] - d[0]);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
+	EXPECT_EQ(CYCLE_IDX + 1, pg->pmds[CYCLE_IDX].index);
+	for (i = 0; i < 100; i++) {
+		loop2(1000);
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, 0, &prev[0]));
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, CYCLE_IDX,
+					   &prev[1]));
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(0, pg->pmds[0].index);
+	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), uread(pg, 0));
+	EXPECT_EQ(pfm_read_pmd(fd, 0, CYCLE_IDX), uread(pg, CYCLE_IDX));
+	pfm_uread_unmap(pg);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+}
+
+/*
+ * Moved between the two CPUs and switched out 300 times: the page is
+ * rewritten at each switch (seq), and the thread's reads keep bracketing
+ * the ioctl's and never go back.
+ */
+TEST(uread_across_switches_and_migrations)
+{
+	uint64_t prev[2] = { 0, 0 };
+	struct pfm_user_page *pg;
+	uint32_t seq0;
+	int fd, i;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (online_cpus() < 2)
+		SKIP(return, "one CPU");
+	fd = uread_ctx(0, &pg);
+	ASSERT_LE(0, fd);
+	seq0 = pg->seq;
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, pin_to_cpu(i % 2));
+		if (i % 3 == 0)
+			usleep(100);
+		loop2(2000);
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, 0, &prev[0]));
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, CYCLE_IDX,
+					   &prev[1]));
+	}
+	TH_LOG("300 migrations: %u page updates; %llu instructions, %llu cycles",
+	       (pg->seq - seq0) / 2, (unsigned long long)prev[0],
+	       (unsigned long long)prev[1]);
+	EXPECT_LE(600, (pg->seq - seq0) / 2);	/* out and in, each move */
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), uread(pg, 0));
+	EXPECT_EQ(pfm_read_pmd(fd, 0, CYCLE_IDX), uread(pg, CYCLE_IDX));
+	pfm_uread_unmap(pg);
+	close(fd);
+}
+
+/*
+ * Two sets switched every ms: each read names the set it read; per set
+ * the values never go back, and none passes the set's final count.
+ */
+TEST(uread_across_set_switches)
+{
+	uint64_t last[2] = { 0, 0 };
+	struct pfm_uread_value uv;
+	struct pfm_user_page *pg;
+	pfarg_setdesc_t sd;
+	int fd, s, i, reads[2] = { 0, 0 };
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	for (s = 0; s < 2; s++) {
+		memset(&sd, 0, sizeof(sd));
+		sd.set_id = s;
+		sd.set_flags = PFM_SETFL_TIME_SWITCH;
+		sd.set_timeout = MS;
+		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		ASSERT_EQ(0, pfm_add_ctr(fd, s, 0,
+					 EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	}
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, el0_on(fd));
+	pg = pfm_uread_map(fd);
+	ASSERT_TRUE(pg);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	for (i = 0; i < 2000; i++) {
+		loop2(5000);
+		ASSERT_EQ(0, pfm_uread_times(pg, 0, &uv));
+		ASSERT_GT(2, uv.set_id);
+		ASSERT_LE(last[uv.set_id], uv.value);
+		ASSERT_LE(uv.time_running, uv.time_enabled);
+		last[uv.set_id] = uv.value;
+		reads[uv.set_id]++;
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	for (s = 0; s < 2; s++) {
+		TH_LOG("set %d: %d reads, last %llu, final %llu", s, reads[s],
+		       (unsigned long long)last[s],
+		       (unsigned long long)pfm_read_pmd(fd, s, 0));
+		EXPECT_LT(100, reads[s]);
+		EXPECT_LE(last[s], pfm_read_pmd(fd, s, 0));
+	}
+	ASSERT_EQ(0, pfm_uread_times(pg, 0, &uv));
+	EXPECT_EQ(pfm_read_pmd(fd, uv.set_id, 0), uv.value);
+	pfm_uread_unmap(pg);
+	close(fd);
+}
+
+/* Reload pfm_pmuv3 with @params once no context holds it; 0 or -errno. */
+static int pmuv3_reload(const char *params)
+{
+	int ret, tries = 200;
+
+	while ((ret = module_unload("pfm_pmuv3")) == -EWOULDBLOCK && --tries)
+		usleep(10000);
+	if (ret)
+		return ret;
+	return module_load("/modules/pfm_pmuv3.ko", params);
+}
+
+/*
+ * Counters of 32 bits (long_counters=0) started 100,000 events below a
+ * wrap: the thread's reads cross it, carried by the overflow interrupt
+ * into bit 32 (the page's base keeps a wrap whose interrupt is not
+ * taken yet right), bracketing the ioctl's all along.
+ */
+TEST(uread_across_wraps)
+{
+	const uint64_t start = (1ull << 32) - 100000;
+	uint64_t prev[2] = { 0, 0 };
+	struct pfm_user_page *pg;
+	int fd, i;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, pmuv3_reload("long_counters=0"));
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = uread_ctx(start, &pg);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(32, pg->width);
+	for (i = 0; i < 100; i++) {
+		loop2(1000);
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, 0, &prev[0]));
+		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, CYCLE_IDX,
+					   &prev[1]));
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	TH_LOG("from %llu: %llu instructions, %llu cycles",
+	       (unsigned long long)start, (unsigned long long)prev[0],
+	       (unsigned long long)prev[1]);
+	EXPECT_LT(1ull << 32, prev[0]);
+	EXPECT_LT(1ull << 32, prev[1]);
+	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), uread(pg, 0));
+	EXPECT_EQ(pfm_read_pmd(fd, 0, CYCLE_IDX), uread(pg, CYCLE_IDX));
+	pfm_uread_unmap(pg);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+	EXPECT_EQ(0, pmuv3_reload(""));
+}
+
+/*
+ * The cycle counter overflowing its 64-bit value every 200,000 cycles
+ * (reloaded with -200,000): every read by the thread is in the period
+ * (or past its top by the interrupt's skid), it drops back at each
+ * overflow, and it equals the ioctl's once stopped.
+ */
+TEST(uread_across_overflows)
+{
+	const uint64_t period = 200000;
+	uint64_t v, last = 0;
+	struct pfm_user_page *pg;
+	int fd, i, drops = 0;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, -period,
+				 -period));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, el0_on(fd));
+	pg = pfm_uread_map(fd);
+	ASSERT_TRUE(pg);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	for (i = 0; i < 2000; i++) {
+		loop2(1000);
+		v = uread(pg, CYCLE_IDX);
+		ASSERT_TRUE(v >= -period || v < period) {
+			TH_LOG("read %d: %llu", i, (unsigned long long)v);
+		}
+		drops += v < last;
+		last = v;
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	TH_LOG("2000 reads, %d overflows seen", drops);
+	EXPECT_LE(5, drops);
+	EXPECT_EQ(pfm_read_pmd(fd, 0, CYCLE_IDX), uread(pg, CYCLE_IDX));
+	pfm_uread_unmap(pg);
+	close(fd);
 }
 
 /*

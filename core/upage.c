@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control page of a per-thread context: what its monitored thread
+ * needs to read its own counters without a system call
+ * (Documentation/uapi.rst, "User-level reads").
+ *
+ * Allocated at the first mmap() of PFM_USER_PAGE_OFFSET, mapped
+ * read-only, freed with the context.  It is rewritten under ctx->lock,
+ * on the CPU where the set is live, whenever what a reader computes from
+ * it changes: the set made live or saved (context switch, set switch,
+ * every pfm_ctx_call()), counting started or halted, an overflow carried
+ * into a counter's upper bits or a counter reloaded.  A seqcount in the
+ * page tells the reader to retry when an update came between its reads;
+ * a reader interrupted by one of these (they all run on the monitored
+ * thread's CPU, in the kernel) always sees the count change.
+ */
+#include <linux/bitops.h>
+#include <linux/gfp.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+
+#include "perfmon.h"
+
+/* Describe PMD @i of the active set as a reader finds it now. */
+static void pfm_upage_pmd(struct pfm_context *ctx, struct pfm_event_set *set,
+			  unsigned int i, bool counting,
+			  struct pfm_user_pmd *up)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+	u32 index = 0;
+	u64 v;
+
+	if (!test_bit(i, set->used_pmds)) {
+		memset(up, 0, sizeof(*up));
+		return;
+	}
+	v = pfm_ctx_live_here(ctx) ? pfm_pmd_read_hw(ctx, set, i) :
+				     set->pmds[i].value;
+	up->flags = PFM_UPMD_USED;
+	up->offset = v;
+	up->base = 0;
+	/* A held PMD keeps its value: nothing to add to it. */
+	if (!counting || test_bit(i, set->held_pmds)) {
+		up->index = 0;
+		return;
+	}
+	if (test_bit(i, pmu->cnt_pmds) && pmu->user_index)
+		index = pmu->user_index(pmu, ctx->drv_cfg, i);
+	up->index = index;
+	if (!index)
+		up->flags |= PFM_UPMD_STALE;
+	else
+		up->base = v & pmu->ovfl_mask;
+}
+
+/* ns every set of the context counted, up to the last halt. */
+static u64 pfm_ctx_duration(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set;
+	u64 ns = 0;
+
+	list_for_each_entry(set, &ctx->sets, list)
+		ns += set->duration;
+	return ns;
+}
+
+/**
+ * __pfm_upage_update() - rewrite the control page
+ * @ctx: the context, locked, live on this CPU or saved, with a page
+ *
+ * Called through pfm_upage_update(), which skips contexts without one.
+ *
+ * Context: interrupts disabled.
+ */
+void __pfm_upage_update(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_user_page *pg = ctx->upage;
+	struct pfm_event_set *set = ctx->active_set;
+	bool counting;
+	unsigned int i;
+	u64 run;
+
+	lockdep_assert_held(&ctx->lock);
+	counting = ctx->counting && pfm_ctx_live_here(ctx);
+	WRITE_ONCE(pg->seq, pg->seq + 1);
+	smp_wmb();	/* odd before any field changes */
+	run = counting ? local_clock() - ctx->live_since : 0;
+	pg->set_id = set->id;
+	pg->counting = counting;
+	pg->time_running = set->duration + run;
+	pg->time_enabled = pfm_ctx_duration(ctx) + run;
+	pg->time_stamp = counting ? ktime_get_mono_fast_ns() : 0;
+	for (i = 0; i < pg->num_pmds; i++)
+		pfm_upage_pmd(ctx, set, i, counting, &pg->pmds[i]);
+	smp_wmb();	/* every field before even again */
+	WRITE_ONCE(pg->seq, pg->seq + 1);
+}
+
+/* Install @pg as the context's page (pfm_ctx_call_in_place()). */
+static int pfm_upage_install(struct pfm_context *ctx, void *arg)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_user_page *pg = arg;
+
+	BUILD_BUG_ON(sizeof(*pg) > PAGE_SIZE);
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->state == PFM_CTX_NEW)
+		return -EBADFD;
+	if (pfm_ctx_is_system(ctx))
+		return -EINVAL;
+	if (ctx->upage)
+		return 1;	/* mapped before: @pg is not needed */
+	pg->version = PFM_USER_PAGE_VERSION;
+	pg->width = fls64(ctx->pmu->ovfl_mask);
+	pg->num_pmds = min_t(u16, ctx->pmu->max_pmd, PFM_USER_PAGE_PMDS);
+	ctx->upage = pg;
+	pfm_upage_update(ctx);
+	return 0;
+}
+
+/**
+ * pfm_upage_mmap() - map a per-thread context's control page
+ * @ctx: the context
+ * @vma: the mapping: one page at PFM_USER_PAGE_OFFSET, not writable
+ *
+ * Context: process context (mmap_lock held for writing).
+ * Return: 0; -EBADFD before PFM_CREATE_CONTEXT; -EINVAL a system-wide
+ * context (any thread on its CPU could use the page) or not one page;
+ * -EPERM writable; -ENOMEM.
+ */
+int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
+{
+	unsigned long addr;
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND;
+	addr = get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!addr)
+		return -ENOMEM;
+	ret = pfm_ctx_call_in_place(ctx, pfm_upage_install, (void *)addr);
+	if (ret) {
+		free_page(addr);
+		if (ret < 0)
+			return ret;
+	}
+	/* Set once, never changed until the context is freed. */
+	return vm_insert_page(vma, vma->vm_start,
+			      virt_to_page(READ_ONCE(ctx->upage)));
+}
+
+/**
+ * pfm_upage_free() - drop the context's reference to its control page
+ * @ctx: the context, being freed
+ *
+ * A mapping keeps the page (and the file, so the context) alive: this
+ * runs once every mapping is gone.
+ */
+void pfm_upage_free(struct pfm_context *ctx)
+{
+	if (ctx->upage)
+		free_page((unsigned long)ctx->upage);
+}

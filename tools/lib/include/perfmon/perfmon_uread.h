@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfmon_uread.h: a monitored thread reads its own counters without a
+ * system call, through its context's control page (header only; see
+ * "User-level reads" in Documentation/uapi.rst).
+ *
+ *	struct pfm_user_page *pg = pfm_uread_map(fd);
+ *	uint64_t v;
+ *
+ *	if (pg && pfm_uread(pg, pmd, &v) == 0)
+ *		... v is PMD pmd of the active set ...
+ *	else
+ *		... PFM_READ_PMDS ...
+ *
+ * Only the monitored thread may call pfm_uread() on a counting context:
+ * the counter it reads is the one of the CPU it runs on, and the PMU
+ * lets only that thread read it (arm64: the el0_access setting; other
+ * threads trap with SIGILL).  Any thread may read a stopped context's
+ * values.
+ *
+ * Needs POSIX's clock_gettime() (_POSIX_C_SOURCE >= 199309L, which
+ * compilers define unless asked for strict ISO C).
+ */
+#ifndef _PERFMON_PERFMON_UREAD_H
+#define _PERFMON_PERFMON_UREAD_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <perfmon/perfmon_abi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * pfm_uread_map() - map the control page of context @fd
+ *
+ * Return: the page (unmap with pfm_uread_unmap()), or NULL with errno
+ * set: as mmap() (EINVAL for a system-wide context, EBADFD before
+ * PFM_CREATE_CONTEXT), EPROTO for a page of another version.
+ */
+static inline struct pfm_user_page *pfm_uread_map(int fd)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	struct pfm_user_page *pg;
+
+	pg = (struct pfm_user_page *)mmap(NULL, size, PROT_READ, MAP_SHARED,
+					  fd, PFM_USER_PAGE_OFFSET);
+	if (pg == MAP_FAILED)
+		return NULL;
+	if (pg->version != PFM_USER_PAGE_VERSION) {
+		munmap(pg, size);
+		errno = EPROTO;
+		return NULL;
+	}
+	return pg;
+}
+
+static inline void pfm_uread_unmap(struct pfm_user_page *pg)
+{
+	munmap(pg, sysconf(_SC_PAGESIZE));
+}
+
+#if defined(__aarch64__)
+#define PFM_UREAD_EVCNTR(n)						\
+	case n:								\
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
+		break
+
+/* Hardware counter @hw of this CPU: PMEVCNTR<hw>_EL0, 31 PMCCNTR_EL0. */
+static inline uint64_t pfm_uread_counter(uint32_t hw)
+{
+	uint64_t v = 0;
+
+	switch (hw) {
+	PFM_UREAD_EVCNTR(0); PFM_UREAD_EVCNTR(1); PFM_UREAD_EVCNTR(2);
+	PFM_UREAD_EVCNTR(3); PFM_UREAD_EVCNTR(4); PFM_UREAD_EVCNTR(5);
+	PFM_UREAD_EVCNTR(6); PFM_UREAD_EVCNTR(7); PFM_UREAD_EVCNTR(8);
+	PFM_UREAD_EVCNTR(9); PFM_UREAD_EVCNTR(10); PFM_UREAD_EVCNTR(11);
+	PFM_UREAD_EVCNTR(12); PFM_UREAD_EVCNTR(13); PFM_UREAD_EVCNTR(14);
+	PFM_UREAD_EVCNTR(15); PFM_UREAD_EVCNTR(16); PFM_UREAD_EVCNTR(17);
+	PFM_UREAD_EVCNTR(18); PFM_UREAD_EVCNTR(19); PFM_UREAD_EVCNTR(20);
+	PFM_UREAD_EVCNTR(21); PFM_UREAD_EVCNTR(22); PFM_UREAD_EVCNTR(23);
+	PFM_UREAD_EVCNTR(24); PFM_UREAD_EVCNTR(25); PFM_UREAD_EVCNTR(26);
+	PFM_UREAD_EVCNTR(27); PFM_UREAD_EVCNTR(28); PFM_UREAD_EVCNTR(29);
+	PFM_UREAD_EVCNTR(30);
+	case 31:
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	}
+	return v;
+}
+#define PFM_UREAD_HAVE_COUNTER	1
+#else
+/* No read instruction known here: an index makes pfm_uread() -EAGAIN. */
+#define PFM_UREAD_HAVE_COUNTER	0
+static inline uint64_t pfm_uread_counter(uint32_t hw)
+{
+	(void)hw;
+	return 0;
+}
+#endif
+
+/**
+ * struct pfm_uread_value - a PMD read from the control page
+ * @value: the 64-bit value, as PFM_READ_PMDS would give it then
+ * @time_enabled: ns the context counted, all sets (multiplexing: the
+ *                estimate of a PMD over the whole run is
+ *                @value * @time_enabled / @time_running)
+ * @time_running: ns the active set counted
+ * @set_id: the active set, whose PMD @value is
+ */
+struct pfm_uread_value {
+	uint64_t value;
+	uint64_t time_enabled;
+	uint64_t time_running;
+	uint16_t set_id;
+};
+
+/* What one consistent pass over the page saw. */
+struct pfm_uread_snap {
+	struct pfm_user_pmd pmd;
+	uint64_t raw;
+	uint64_t time_enabled, time_running, time_stamp;
+	uint32_t width;
+	uint16_t set_id;
+};
+
+static inline void pfm_uread_snap(const struct pfm_user_page *pg,
+				  unsigned int pmd, struct pfm_uread_snap *s,
+				  int times)
+{
+	const volatile struct pfm_user_page *p = pg;
+	uint32_t seq;
+
+	for (;;) {
+		seq = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;	/* the kernel rewrites it now */
+		s->pmd.index = p->pmds[pmd].index;
+		s->pmd.flags = p->pmds[pmd].flags;
+		s->pmd.offset = p->pmds[pmd].offset;
+		s->pmd.base = p->pmds[pmd].base;
+		s->width = p->width;
+		if (times) {
+			s->set_id = p->set_id;
+			s->time_enabled = p->time_enabled;
+			s->time_running = p->time_running;
+			s->time_stamp = p->time_stamp;
+		}
+		s->raw = 0;
+		if (s->pmd.index && PFM_UREAD_HAVE_COUNTER)
+			s->raw = pfm_uread_counter(s->pmd.index - 1);
+		/*
+		 * An update (context switch, overflow) is an exception on
+		 * this thread's CPU: a counter read on either side of one
+		 * meets a changed count.
+		 */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) == seq)
+			return;
+	}
+}
+
+/* The value a snapshot gives: 0, -ENOENT or -EAGAIN as pfm_uread(). */
+static inline int pfm_uread_snap_value(const struct pfm_uread_snap *s,
+				       uint64_t *value)
+{
+	uint64_t mask;
+
+	if (!(s->pmd.flags & PFM_UPMD_USED))
+		return -ENOENT;
+	if (!s->pmd.index) {
+		if (s->pmd.flags & PFM_UPMD_STALE)
+			return -EAGAIN;
+		*value = s->pmd.offset;
+		return 0;
+	}
+	if (!PFM_UREAD_HAVE_COUNTER)
+		return -EAGAIN;
+	mask = s->width >= 64 ? ~0ULL : (1ULL << s->width) - 1;
+	*value = s->pmd.offset + ((s->raw - s->pmd.base) & mask);
+	return 0;
+}
+
+/**
+ * pfm_uread() - PMD @pmd of the active set, read from the control page
+ * @pg: the page (pfm_uread_map())
+ * @pmd: the PMD number
+ * @value: the 64-bit value, as PFM_READ_PMDS would give it now
+ *
+ * Return: 0; -ENOENT the PMD is not used in the active set (or beyond
+ * the page); -EAGAIN it counts but cannot be read from user space here:
+ * use PFM_READ_PMDS.
+ */
+static inline int pfm_uread(const struct pfm_user_page *pg, unsigned int pmd,
+			    uint64_t *value)
+{
+	struct pfm_uread_snap s;
+
+	if (pmd >= PFM_USER_PAGE_PMDS || pmd >= pg->num_pmds)
+		return -ENOENT;
+	pfm_uread_snap(pg, pmd, &s, 0);
+	return pfm_uread_snap_value(&s, value);
+}
+
+/**
+ * pfm_uread_times() - pfm_uread() with the active set and the times
+ * @pg: the page (pfm_uread_map())
+ * @pmd: the PMD number
+ * @v: value, times up to now (CLOCK_MONOTONIC, through the vDSO), set
+ *
+ * Return: as pfm_uread().
+ */
+static inline int pfm_uread_times(const struct pfm_user_page *pg,
+				  unsigned int pmd, struct pfm_uread_value *v)
+{
+	struct pfm_uread_snap s;
+	struct timespec ts;
+	uint64_t now;
+
+	if (pmd >= PFM_USER_PAGE_PMDS || pmd >= pg->num_pmds)
+		return -ENOENT;
+	pfm_uread_snap(pg, pmd, &s, 1);
+	v->set_id = s.set_id;
+	v->time_enabled = s.time_enabled;
+	v->time_running = s.time_running;
+	if (s.time_stamp && !clock_gettime(CLOCK_MONOTONIC, &ts)) {
+		now = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		if (now > s.time_stamp) {
+			v->time_enabled += now - s.time_stamp;
+			v->time_running += now - s.time_stamp;
+		}
+	}
+	return pfm_uread_snap_value(&s, &v->value);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _PERFMON_PERFMON_UREAD_H */
