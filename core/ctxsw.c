@@ -103,6 +103,35 @@ static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 		set->pmds[i].value = pfm_pmd_read_hw(ctx, set, i);
 }
 
+/* Counting runs when the context is started and not masked. */
+static __always_inline void __pfm_ctx_resume(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+
+	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED)
+		return;
+	ctx->counting = true;
+	ctx->live_since = local_clock();
+	pmu->start(pmu);
+	pfm_switch_timer_start(ctx);
+}
+
+/**
+ * pfm_ctx_resume() - let the live set count, if the context is started
+ * @ctx: the context, locked, live on this CPU
+ *
+ * Counting runs when the context is started and not masked.
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_resume(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	__pfm_ctx_resume(ctx);
+}
+
 /**
  * pfm_ctx_sched_in() - make the active set live on this CPU
  * @ctx: the context, locked, not live anywhere
@@ -125,30 +154,9 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 		pmu->load_cfg(pmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
-	pfm_ctx_resume(ctx);
+	/* Inline: every context switch of a counting thread passes here. */
+	__pfm_ctx_resume(ctx);
 	pfm_upage_update(ctx);
-}
-
-/**
- * pfm_ctx_resume() - let the live set count, if the context is started
- * @ctx: the context, locked, live on this CPU
- *
- * Counting runs when the context is started and not masked.
- *
- * Context: interrupts disabled, on the live CPU.
- */
-void pfm_ctx_resume(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_pmu_config *pmu = ctx->pmu;
-
-	lockdep_assert_held(&ctx->lock);
-	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED)
-		return;
-	ctx->counting = true;
-	ctx->live_since = local_clock();
-	pmu->start(pmu);
-	pfm_switch_timer_start(ctx);
 }
 
 /**

@@ -644,7 +644,7 @@ TEST(uread_exact)
 	fd = inst_ctx(0, 0);
 	ASSERT_LE(0, fd);
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	EXPECT_EQ(-EAGAIN, pfm_uread(pg, 0, &u1));
 	EXPECT_EQ(0, pg->pmds[0].index);
@@ -744,7 +744,7 @@ TEST(uread_across_set_switches)
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, el0_on(fd));
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	for (i = 0; i < 2000; i++) {
 		loop2(5000);
@@ -843,7 +843,7 @@ TEST(uread_across_overflows)
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, el0_on(fd));
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	for (i = 0; i < 2000; i++) {
 		loop2(1000);

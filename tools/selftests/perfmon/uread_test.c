@@ -63,7 +63,7 @@ TEST(page_stays_read_only)
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	EXPECT_EQ(-1, mprotect(pg, page_size(), PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	pfm_uread_unmap(pg);
@@ -85,7 +85,7 @@ TEST(values_equal_ioctl)
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	memset(&info, 0, sizeof(info));
 	ASSERT_EQ(0, pfm_get_pmu_desc(&info));
 	EXPECT_EQ(PFM_USER_PAGE_VERSION, pg->version);
@@ -142,8 +142,8 @@ TEST(mapping_outlives_close)
 	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, SOFT_EV_SYSCALLS, 42, 0));
 	pg = pfm_uread_map(fd);
 	pg2 = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
-	ASSERT_TRUE(pg2);
+	ASSERT_TRUE(!!pg);
+	ASSERT_TRUE(!!pg2);
 	close(fd);
 	ASSERT_EQ(0, pfm_uread(pg, 0, &v));
 	EXPECT_EQ(42, v);
@@ -178,7 +178,7 @@ TEST(active_set_and_times)
 		ASSERT_EQ(0, pfm_add_ctr(fd, s, 0, SOFT_EV_TASK_CLOCK, 0, 0));
 	}
 	pg = pfm_uread_map(fd);
-	ASSERT_TRUE(pg);
+	ASSERT_TRUE(!!pg);
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	t0 = clock_ns(CLOCK_MONOTONIC);
