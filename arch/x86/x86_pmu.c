@@ -374,6 +374,40 @@ static void pfm_x86_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
 }
 
 /*
+ * The number rdpmc takes for the counter read at MSR @rd: Intel's
+ * general-purpose counters by position, its fixed ones with bit 30 set;
+ * AMD's legacy and core counters by position.  ~0 for none.
+ */
+static u32 pfm_x86_rdpmc_number(u32 rd)
+{
+	if (rd >= MSR_ARCH_PERFMON_PERFCTR0 &&
+	    rd < MSR_ARCH_PERFMON_PERFCTR0 + PFM_X86_MAX_GP)
+		return rd - MSR_ARCH_PERFMON_PERFCTR0;
+	if (rd >= MSR_ARCH_PERFMON_FIXED_CTR0 &&
+	    rd < MSR_ARCH_PERFMON_FIXED_CTR0 + PFM_X86_MAX_FIXED)
+		return BIT(30) | (rd - MSR_ARCH_PERFMON_FIXED_CTR0);
+	if (rd >= MSR_K7_PERFCTR0 && rd < MSR_K7_PERFCTR0 + 4)
+		return rd - MSR_K7_PERFCTR0;
+	if (rd >= MSR_F15H_PERF_CTR &&
+	    rd < MSR_F15H_PERF_CTR + 2 * PFM_X86_MAX_GP &&
+	    !((rd - MSR_F15H_PERF_CTR) & 1))
+		return (rd - MSR_F15H_PERF_CTR) / 2;
+	return ~0U;
+}
+
+/*
+ * With user_rdpmc the monitored thread reads counter @cnum with rdpmc:
+ * the control page's index is rdpmc's number + 1.
+ */
+static u32 pfm_x86_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
+			      u16 cnum)
+{
+	u32 n = pfm_x86_rdpmc_number(to_x86(pmu)->ctr[cnum].rd);
+
+	return cfg[PFM_X86_CFG_USER_RDPMC] && n != ~0U ? n + 1 : 0;
+}
+
+/*
  * Take every general-purpose counter from the NMI counter allocator that
  * perf uses too (it holds all of them while any perf hardware event, the
  * NMI watchdog's included, exists).  Fixed counters have no entry there:
@@ -491,6 +525,7 @@ static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
 	pmu->num_cfg = ARRAY_SIZE(pfm_x86_cfg_desc);
 	pmu->cfg_check = pfm_x86_cfg_check;
 	pmu->load_cfg = pfm_x86_load_cfg;
+	pmu->user_index = pfm_x86_user_index;
 }
 
 /**

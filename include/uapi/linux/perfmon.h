@@ -439,7 +439,8 @@ struct pfarg_drv_cfg {
  * struct pfm_user_pmd - one PMD of the active set in the control page
  * @index: 0: the PMD's value is @offset.  Otherwise the monitored thread
  *         reads hardware counter @index - 1 itself (arm64: 0-30
- *         PMEVCNTR<n>_EL0, 31 PMCCNTR_EL0) and the value is @offset +
+ *         PMEVCNTR<n>_EL0, 31 PMCCNTR_EL0; x86: rdpmc's number, fixed
+ *         counters with bit 30) and the value is @offset +
  *         ((counter - @base) & mask), mask having the page's @width low
  *         bits set: a wrap whose interrupt is not taken yet still counts
  *         right

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <sys/klog.h>
 #include <fcntl.h>
+#include <perfmon/perfmon_uread.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
 
@@ -597,6 +598,63 @@ TEST_F(sim, user_rdpmc_setting)
 	EXPECT_EQ(-1, pfm_set_drv_config(fd, &c, 1));
 	EXPECT_EQ(EINVAL, errno);
 	close(fd);
+}
+
+/*
+ * The control page with user_rdpmc: the index of a general-purpose
+ * counter is rdpmc's number + 1, a fixed counter's has bit 30; none
+ * without the setting (PFM_UPMD_STALE) or once stopped.  rdpmc itself
+ * cannot run here (TCG does not emulate it: #UD), so the simulated
+ * register stands in for it: offset + ((register - base) & mask) must
+ * be what PFM_READ_PMDS says, also across a wrap of the counter's low
+ * bits (a fake of the instruction, not of the arithmetic).
+ */
+static void check_user_page(struct __test_metadata *_metadata,
+			    const char *vendor, uint32_t gp0)
+{
+	struct pfarg_drv_cfg c;
+	struct pfm_user_page *pg;
+	struct pfm_user_pmd *up;
+	uint64_t mask, v;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(vendor));
+	fd = self_ctx((1ull << counter_width()) - 10, 0, !strcmp(vendor, ""));
+	ASSERT_LE(0, fd);
+	pg = pfm_uread_map(fd);
+	ASSERT_TRUE(!!pg);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	EXPECT_EQ(0, pg->pmds[0].index);
+	EXPECT_EQ(PFM_UPMD_USED | PFM_UPMD_STALE, pg->pmds[0].flags);
+	memset(&c, 0, sizeof(c));
+	c.cfg_value = 1;
+	ASSERT_EQ(0, pfm_set_drv_config(fd, &c, 1));
+	up = &pg->pmds[0];
+	EXPECT_EQ(gp0 + 1, up->index);
+	EXPECT_EQ(PFM_UPMD_USED, up->flags);
+	if (!strcmp(vendor, ""))
+		EXPECT_EQ((1u << 30) + 1, pg->pmds[FIXED0].index);
+	mask = pg->width >= 64 ? ~0ull : (1ull << pg->width) - 1;
+	ASSERT_EQ(0, sim_tick(20));	/* across the wrap of the low bits */
+	v = up->offset + ((sim_reg("ctr0") - up->base) & mask);
+	TH_LOG("%s: width %u, offset %#llx, base %#llx, ctr0 %#llx: %#llx",
+	       vendor[0] ? vendor : "intel", pg->width,
+	       (unsigned long long)up->offset, (unsigned long long)up->base,
+	       (unsigned long long)sim_reg("ctr0"), (unsigned long long)v);
+	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), v);
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(0, pg->pmds[0].index);
+	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), pg->pmds[0].offset);
+	pfm_uread_unmap(pg);
+	close(fd);
+}
+
+TEST_F(sim, user_page_rdpmc_numbers)
+{
+	check_user_page(_metadata, "", 0);
+	check_user_page(_metadata, "vendor=amd", 0);
+	check_user_page(_metadata, "vendor=amd amd_core=0", 0);
+	check_user_page(_metadata, "fw_write=0", 0);
 }
 
 TEST_HARNESS_MAIN

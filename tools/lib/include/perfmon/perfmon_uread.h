@@ -14,9 +14,9 @@
  *
  * Only the monitored thread may call pfm_uread() on a counting context:
  * the counter it reads is the one of the CPU it runs on, and the PMU
- * lets only that thread read it (arm64: the el0_access setting; other
- * threads trap with SIGILL).  Any thread may read a stopped context's
- * values.
+ * lets only that thread read it (arm64: the el0_access setting, other
+ * threads trap with SIGILL; x86: user_rdpmc, others get SIGSEGV).  Any
+ * thread may read a stopped context's values.
  *
  * Needs POSIX's clock_gettime() (_POSIX_C_SOURCE >= 199309L, which
  * compilers define unless asked for strict ISO C).
@@ -92,6 +92,16 @@ static inline uint64_t pfm_uread_counter(uint32_t hw)
 		break;
 	}
 	return v;
+}
+#define PFM_UREAD_HAVE_COUNTER	1
+#elif defined(__x86_64__) || defined(__i386__)
+/* Counter @hw of this CPU: rdpmc's number (fixed counters: bit 30). */
+static inline uint64_t pfm_uread_counter(uint32_t hw)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
+	return lo | (uint64_t)hi << 32;
 }
 #define PFM_UREAD_HAVE_COUNTER	1
 #else
