@@ -499,7 +499,7 @@ static void bench_sampling(void)
 	printf("# sample: %llu samples (ours), %llu (perf) per run of %.1f ms\n",
 	       (unsigned long long)so, (unsigned long long)sp,
 	       median(plain, BATCHES) / 1e6);
-	printf("# sample: an overflow that only reloads the counter (no format) costs %.1f ns, %llu per run\n",
+	printf("# sample: an overflow that only reloads (no format): %.1f ns, %llu per run\n",
 	       median(r, BATCHES), (unsigned long long)sr);
 	row("per-sample cost", "ns/sample", median(o, BATCHES),
 	    median(p, BATCHES), "<= 0.5x", 0.5);
