@@ -299,6 +299,19 @@ static inline int pfm_load(int fd, uint32_t target)
 	return pfm_load_context(fd, &load) ? -errno : 0;
 }
 
+/* Create set @id with @flags (a switch timeout of @timeout ns); 0 or -errno. */
+static inline int pfm_new_set(int fd, uint16_t id, uint32_t flags,
+			      uint64_t timeout)
+{
+	pfarg_setdesc_t sd;
+
+	memset(&sd, 0, sizeof(sd));
+	sd.set_id = id;
+	sd.set_flags = flags;
+	sd.set_timeout = timeout;
+	return pfm_create_evtsets(fd, &sd, 1) ? -errno : 0;
+}
+
 /* PMD @num of set @set; the value, or (uint64_t)-errno as a marker. */
 static inline uint64_t pfm_read_pmd(int fd, uint16_t set, uint16_t num)
 {

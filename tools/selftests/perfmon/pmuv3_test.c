@@ -453,7 +453,6 @@ TEST(system_wide_cpu1)
  */
 TEST(sets_more_events)
 {
-	pfarg_setdesc_t sd;
 	pfarg_setinfo_t si[2];
 	uint64_t k, sum = 0;
 	int fd, n, i, s;
@@ -467,11 +466,7 @@ TEST(sets_more_events)
 	k = count_loop(fd, 1000) - 2000;
 	ASSERT_EQ(0, pfm_unload_context(fd));
 	for (s = 0; s < 2; s++) {
-		memset(&sd, 0, sizeof(sd));
-		sd.set_id = s;
-		sd.set_flags = PFM_SETFL_TIME_SWITCH;
-		sd.set_timeout = 5 * MS;
-		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		ASSERT_EQ(0, pfm_new_set(fd, s, PFM_SETFL_TIME_SWITCH, 5 * MS));
 		for (i = 0; i < n; i++)
 			ASSERT_EQ(0, pfm_add_ctr(fd, s, i, (i ? EV_CPU_CYCLES :
 					     EV_INST_RETIRED) | EXCL_EL1, 0, 0));
@@ -589,21 +584,32 @@ static uint64_t uread(const struct pfm_user_page *pg, unsigned int pmd)
 }
 
 /*
+ * Context @fd (loaded on this thread first when @load) with el0_access
+ * on, its control page mapped, started: the page, or NULL.
+ */
+static struct pfm_user_page *uread_go(int fd, bool load)
+{
+	struct pfm_user_page *pg;
+
+	if ((load && pfm_load(fd, gettid())) || el0_on(fd))
+		return NULL;
+	pg = pfm_uread_map(fd);
+	return pg && !pfm_start(fd, NULL) ? pg : NULL;
+}
+
+/*
  * A context on this thread counting user instructions (PMD 0, from
- * @start) and user cycles (PMD 31, from @start), el0_access on, its
- * control page mapped in *@pg, started.  The fd, or -1.
+ * @start) and user cycles (PMD 31, from @start), going (uread_go()),
+ * its page in *@pg.  The fd, or -1.
  */
 static int uread_ctx(uint64_t start, struct pfm_user_page **pg)
 {
 	int fd = inst_ctx(start, 0);
 
-	if (fd < 0 || pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, start, 0) ||
-	    el0_on(fd))
+	if (fd < 0 || pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, start, 0))
 		return -1;
-	*pg = pfm_uread_map(fd);
-	if (!*pg || pfm_start(fd, NULL))
-		return -1;
-	return fd;
+	*pg = uread_go(fd, false);
+	return *pg ? fd : -1;
 }
 
 /*
@@ -626,6 +632,21 @@ static bool uread_brackets(struct __test_metadata *_metadata, int fd,
 	       (unsigned long long)*prev, (unsigned long long)u1,
 	       (unsigned long long)k, (unsigned long long)u2);
 	return false;
+}
+
+/* 100 times loop2(1000) then uread_brackets() of PMD 0 and PMD 31. */
+static bool uread_brackets_loop(struct __test_metadata *_metadata, int fd,
+				const struct pfm_user_page *pg, uint64_t *prev)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		loop2(1000);
+		if (!uread_brackets(_metadata, fd, pg, 0, &prev[0]) ||
+		    !uread_brackets(_metadata, fd, pg, CYCLE_IDX, &prev[1]))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -663,12 +684,7 @@ TEST(uread_exact)
 	EXPECT_EQ(2000, d[1] - d[0]);
 	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0));
 	EXPECT_EQ(CYCLE_IDX + 1, pg->pmds[CYCLE_IDX].index);
-	for (i = 0; i < 100; i++) {
-		loop2(1000);
-		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, 0, &prev[0]));
-		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, CYCLE_IDX,
-					   &prev[1]));
-	}
+	ASSERT_TRUE(uread_brackets_loop(_metadata, fd, pg, prev));
 	ASSERT_EQ(0, pfm_stop(fd));
 	EXPECT_EQ(0, pg->pmds[0].index);
 	EXPECT_EQ(pfm_read_pmd(fd, 0, 0), uread(pg, 0));
@@ -726,7 +742,6 @@ TEST(uread_across_set_switches)
 	uint64_t last[2] = { 0, 0 };
 	struct pfm_uread_value uv;
 	struct pfm_user_page *pg;
-	pfarg_setdesc_t sd;
 	int fd, s, i, reads[2] = { 0, 0 };
 
 	if (!pmu_is("armv8_pmuv3"))
@@ -734,19 +749,12 @@ TEST(uread_across_set_switches)
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (s = 0; s < 2; s++) {
-		memset(&sd, 0, sizeof(sd));
-		sd.set_id = s;
-		sd.set_flags = PFM_SETFL_TIME_SWITCH;
-		sd.set_timeout = MS;
-		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		ASSERT_EQ(0, pfm_new_set(fd, s, PFM_SETFL_TIME_SWITCH, MS));
 		ASSERT_EQ(0, pfm_add_ctr(fd, s, 0,
 					 EV_INST_RETIRED | EXCL_EL1, 0, 0));
 	}
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, el0_on(fd));
-	pg = pfm_uread_map(fd);
+	pg = uread_go(fd, true);
 	ASSERT_TRUE(!!pg);
-	ASSERT_EQ(0, pfm_start(fd, NULL));
 	for (i = 0; i < 2000; i++) {
 		loop2(5000);
 		ASSERT_EQ(0, pfm_uread_times(pg, 0, &uv));
@@ -793,7 +801,7 @@ TEST(uread_across_wraps)
 	const uint64_t start = (1ull << 32) - 100000;
 	uint64_t prev[2] = { 0, 0 };
 	struct pfm_user_page *pg;
-	int fd, i;
+	int fd;
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
@@ -802,12 +810,7 @@ TEST(uread_across_wraps)
 	fd = uread_ctx(start, &pg);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(32, pg->width);
-	for (i = 0; i < 100; i++) {
-		loop2(1000);
-		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, 0, &prev[0]));
-		ASSERT_TRUE(uread_brackets(_metadata, fd, pg, CYCLE_IDX,
-					   &prev[1]));
-	}
+	ASSERT_TRUE(uread_brackets_loop(_metadata, fd, pg, prev));
 	ASSERT_EQ(0, pfm_stop(fd));
 	TH_LOG("from %llu: %llu instructions, %llu cycles",
 	       (unsigned long long)start, (unsigned long long)prev[0],
@@ -841,11 +844,8 @@ TEST(uread_across_overflows)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, -period,
 				 -period));
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, el0_on(fd));
-	pg = pfm_uread_map(fd);
+	pg = uread_go(fd, true);
 	ASSERT_TRUE(!!pg);
-	ASSERT_EQ(0, pfm_start(fd, NULL));
 	for (i = 0; i < 2000; i++) {
 		loop2(1000);
 		v = uread(pg, CYCLE_IDX);

@@ -162,7 +162,6 @@ TEST(active_set_and_times)
 	struct pfm_uread_value uv;
 	struct pfm_user_page *pg;
 	pfarg_setinfo_t si[2];
-	pfarg_setdesc_t sd;
 	bool seen[2] = { false, false };
 	uint64_t t0;
 	int fd, s;
@@ -170,11 +169,7 @@ TEST(active_set_and_times)
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (s = 0; s < 2; s++) {
-		memset(&sd, 0, sizeof(sd));
-		sd.set_id = s;
-		sd.set_flags = PFM_SETFL_TIME_SWITCH;
-		sd.set_timeout = 5 * MS;
-		ASSERT_EQ(0, pfm_create_evtsets(fd, &sd, 1));
+		ASSERT_EQ(0, pfm_new_set(fd, s, PFM_SETFL_TIME_SWITCH, 5 * MS));
 		ASSERT_EQ(0, pfm_add_ctr(fd, s, 0, SOFT_EV_TASK_CLOCK, 0, 0));
 	}
 	pg = pfm_uread_map(fd);
