@@ -25,6 +25,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
+#include <perfmon/compat.h>
 
 #include "perfmon.h"
 
@@ -450,7 +451,7 @@ int pfm_smpl_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 	if (!(buf->flags & PFM_SMPL_MAP_WRITE)) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		pfm_vm_flags_clear(vma, VM_MAYWRITE);
 	} else if ((vma->vm_flags & VM_WRITE) && !(vma->vm_flags & VM_SHARED)) {
 		return -EINVAL;	/* the writes would never reach the buffer */
 	}

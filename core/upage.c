@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
+#include <perfmon/compat.h>
 
 #include "perfmon.h"
 
@@ -142,8 +143,8 @@ int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND;
+	pfm_vm_flags_clear(vma, VM_MAYWRITE);
+	pfm_vm_flags_set(vma, VM_DONTEXPAND);
 	addr = get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!addr)
 		return -ENOMEM;

@@ -44,8 +44,8 @@
 #include <linux/of_irq.h>
 #include <linux/percpu.h>
 #include <asm/irq_regs.h>
-#include <asm/perf_event.h>
 #include <asm/sysreg.h>
+#include <perfmon/compat.h>
 #include <perfmon/pmu.h>
 
 #define PMUV3_CYCLE_IDX		31	/* PMC/PMD index of the cycle counter */
@@ -426,8 +426,7 @@ static int pmuv3_probe_regs(void)
 			pmuv3.pmuver);
 		return -ENODEV;
 	}
-	pmuv3.num_ctrs = (read_sysreg(pmcr_el0) >> ARMV8_PMU_PMCR_N_SHIFT) &
-			 ARMV8_PMU_PMCR_N_MASK;
+	pmuv3.num_ctrs = pfm_pmcr_n(read_sysreg(pmcr_el0));
 	pmuv3.long_ctrs = long_counters && pmuv3.pmuver >= PMUV3_VER_V3P5;
 	pmuv3.ctr_mask = GENMASK(pmuv3.num_ctrs - 1, 0) | BIT(PMUV3_CYCLE_IDX);
 	if (!pmuv3.num_ctrs)

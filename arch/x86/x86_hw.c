@@ -6,12 +6,13 @@
  * counterpart used by the tests.
  */
 #include <linux/types.h>
-#include <asm/apic.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
 #include <asm/special_insns.h>
 #include <asm/tlbflush.h>
+
+#include <perfmon/compat.h>
 
 #include "pfm_x86.h"
 
@@ -80,7 +81,7 @@ void pfm_x86_release(u32 ctr_msr, u32 sel_msr)
 
 void pfm_x86_lvtpc_nmi(void)
 {
-	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	pfm_apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
 int pfm_x86_nmi_register(void)
