@@ -73,13 +73,13 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 		goto free_set0;
 	}
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ret = __pfm_create_context(ctx, req, pmu, set0, smpl);
 	if (!ret) {
 		ctx->priv = priv;
 		ctx->kernel_ips = priv & PFM_PMC_PRIV_KERNEL;
 	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (!ret)
 		return 0;
 
@@ -233,11 +233,11 @@ static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
 	unsigned long flags;
 	unsigned int i, n = 0;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	if (ctx->state != PFM_CTX_NEW)
 		for (i = 0; i < count; i++)
 			n += !pfm_find_set(ctx, req[i].set_id);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return n;
 }
 

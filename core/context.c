@@ -9,6 +9,7 @@
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/pid_namespace.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -83,7 +84,7 @@ struct pfm_context *pfm_context_alloc(void)
 		pfm_user_uncharge(uid);
 		return ERR_PTR(-ENOMEM);
 	}
-	spin_lock_init(&ctx->lock);
+	raw_spin_lock_init(&ctx->lock);
 	refcount_set(&ctx->refs, 1);
 	INIT_LIST_HEAD(&ctx->sets);
 	INIT_LIST_HEAD(&ctx->dead_sets);
@@ -92,8 +93,9 @@ struct pfm_context *pfm_context_alloc(void)
 	ctx->cpu = -1;
 	ctx->uid = uid;
 	ctx->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	init_waitqueue_head(&ctx->msgq_wait);
+	pfm_msg_init(ctx);
 	pfm_block_init(ctx);
+	prandom_seed_state(&ctx->rnd, get_random_u64());
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);
 	pfm_switch_timer_init(ctx);
 	pfm_ctx_exit_init(ctx);
@@ -124,7 +126,14 @@ static void pfm_context_free(struct pfm_context *ctx)
 		pfm_pmu_put(ctx->pmu);
 	pfm_user_uncharge(ctx->uid);
 	put_pid_ns(ctx->pid_ns);
-	kfree(ctx);
+	/*
+	 * After a grace period: an irq_work callback that dropped the last
+	 * reference (pfm_msg_wake_irq()) returns to irq_work code that still
+	 * writes its flags, inside an RCU read-side section.  Not
+	 * irq_work_sync(), which waits a grace period at every close on
+	 * PREEMPT_RT.
+	 */
+	kfree_rcu(ctx, rcu);
 	/* Callers run from the file's release or from pfm_wq, both of
 	 * which keep the module text alive past this return.
 	 */

@@ -40,7 +40,7 @@ static DEFINE_MUTEX(pfm_sessions_mutex);
 static unsigned int pfm_task_sessions;
 static unsigned int pfm_sys_sessions;
 static DEFINE_PER_CPU(struct pfm_context *, pfm_sys_ctx);
-static DEFINE_SPINLOCK(pfm_sys_lock);	/* writers also hold the mutex */
+static DEFINE_RAW_SPINLOCK(pfm_sys_lock);	/* writers also hold the mutex */
 static DEFINE_HASHTABLE(pfm_task_ctxs, 6);
 static enum cpuhp_state pfm_cpuhp_state;
 
@@ -153,9 +153,9 @@ static void pfm_sys_ctx_set(int cpu, struct pfm_context *ctx)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pfm_sys_lock, flags);
+	raw_spin_lock_irqsave(&pfm_sys_lock, flags);
 	per_cpu(pfm_sys_ctx, cpu) = ctx;
-	spin_unlock_irqrestore(&pfm_sys_lock, flags);
+	raw_spin_unlock_irqrestore(&pfm_sys_lock, flags);
 }
 
 static void pfm_session_release(struct pfm_context *ctx, bool task, int cpu)
@@ -308,9 +308,9 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ret = pfm_load_check(ctx, req);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (ret)
 		return ret;
 
@@ -497,12 +497,12 @@ static void pfm_ctx_exit_work(struct work_struct *work)
 
 	bool ended;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	pid = ctx->end_pid;
 	tid = ctx->end_tid;
 	/* Unloaded (and maybe loaded again) by the monitor meanwhile? */
 	ended = ctx->task_ended;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (ended)
 		pfm_unload_context(ctx);
 	pfm_msg_end(ctx, pid, tid);
@@ -551,9 +551,9 @@ void pfm_ctx_release(struct pfm_context *ctx)
 	unsigned long flags;
 
 	pfm_unload_context(ctx);
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ctx->state = PFM_CTX_ZOMBIE;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	pfm_ctx_put(ctx);
 }
 
@@ -708,11 +708,11 @@ static int pfm_cpu_hotplug(unsigned int cpu,
 	struct pfm_context *ctx;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pfm_sys_lock, flags);
+	raw_spin_lock_irqsave(&pfm_sys_lock, flags);
 	ctx = per_cpu(pfm_sys_ctx, cpu);
 	if (ctx)
 		fn(ctx);
-	spin_unlock_irqrestore(&pfm_sys_lock, flags);
+	raw_spin_unlock_irqrestore(&pfm_sys_lock, flags);
 	return 0;
 }
 

@@ -260,9 +260,9 @@ static void pfm_call_ipi(void *info)
 {
 	struct pfm_call *c = info;
 
-	spin_lock(&c->ctx->lock);
+	raw_spin_lock(&c->ctx->lock);
 	pfm_call_here(c);
-	spin_unlock(&c->ctx->lock);
+	raw_spin_unlock(&c->ctx->lock);
 }
 
 static int pfm_ctx_run(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg,
@@ -275,11 +275,11 @@ static int pfm_ctx_run(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg,
 	int cpu;
 
 	for (;;) {
-		spin_lock_irqsave(&ctx->lock, flags);
+		raw_spin_lock_irqsave(&ctx->lock, flags);
 		cpu = ctx->live_cpu;
 		if (cpu < 0 || cpu == smp_processor_id())
 			pfm_call_here(&c);
-		spin_unlock_irqrestore(&ctx->lock, flags);
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
 		if (c.ran)
 			return c.ret;
 		/* Fails only for an offline CPU, which saved the set first. */
@@ -332,10 +332,10 @@ static void pfm_activate_ipi(void *info)
 {
 	struct pfm_context *ctx = info;
 
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
 		pfm_ctx_sched_in(ctx);
-	spin_unlock(&ctx->lock);
+	raw_spin_unlock(&ctx->lock);
 }
 
 /**
@@ -357,10 +357,10 @@ void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu)
  */
 void pfm_ctx_cpu_down(struct pfm_context *ctx)
 {
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu == smp_processor_id())
 		pfm_ctx_sched_out(ctx);
-	spin_unlock(&ctx->lock);
+	raw_spin_unlock(&ctx->lock);
 }
 
 /**

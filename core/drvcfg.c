@@ -24,11 +24,11 @@ static int pfm_cfg_ctx(struct pfm_context *ctx,
 	int ret;
 
 	/* Both are fixed once the context is created. */
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ret = pfm_check_created(ctx);
 	*pmu = ctx->pmu;
 	*ctx_flags = ctx->flags;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return ret;
 }
 
@@ -127,10 +127,10 @@ int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
 	ret = pfm_cfg_check_all(ctx, req, count, false);
 	if (ret)
 		return ret;
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	for (i = 0; i < count; i++)
 		req[i].cfg_value = ctx->drv_cfg[req[i].cfg_num];
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return 0;
 }
 

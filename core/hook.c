@@ -46,7 +46,8 @@
  * @free_work: frees the hook on pfm_wq
  * @node: in the registry of hooks, keyed by @task (pfm_hooks_mutex)
  * @task: the thread (reference held)
- * @lock: guards the fields below; taken before ctx->lock
+ * @lock: guards the fields below; taken before ctx->lock; raw, as the
+ *        scheduler's hooks take it under the runqueue lock
  * @ctx: the context attached, or NULL
  * @pins: loads in progress that hold the hook (pfm_hook_get())
  * @linked: @pn is on the thread's notifier list
@@ -54,6 +55,7 @@
  * @dead: the thread passed its last context switch, or ended before it
  *        ever linked @pn: nothing may attach any more
  * @freeing: unused; @free_work owns it (the registry skips it)
+ * @rcu: the free waits a grace period (pfm_hook_free_work())
  */
 struct pfm_hook {
 	struct preempt_notifier pn;
@@ -62,13 +64,14 @@ struct pfm_hook {
 	struct work_struct free_work;
 	struct hlist_node node;
 	struct task_struct *task;
-	spinlock_t lock;	/* irqsave: the scheduler's hooks take it */
+	raw_spinlock_t lock;	/* irqsave: the scheduler's hooks take it */
 	struct pfm_context *ctx;
 	unsigned int pins;
 	bool linked;
 	bool queued;
 	bool dead;
 	bool freeing;
+	struct rcu_head rcu;
 };
 
 static DEFINE_MUTEX(pfm_hooks_mutex);
@@ -82,7 +85,8 @@ static void pfm_hook_free_work(struct work_struct *work)
 	hash_del(&hook->node);
 	mutex_unlock(&pfm_hooks_mutex);
 	put_task_struct(hook->task);
-	kfree(hook);
+	/* free_iw's irq_work code may still write its flags: a grace period. */
+	kfree_rcu(hook, rcu);
 	/* pfm_wq is drained by the module's exit: this work returns first. */
 	module_put(THIS_MODULE);
 }
@@ -114,12 +118,12 @@ static void pfm_hook_load_here(struct pfm_hook *hook)
 
 	if (!ctx)
 		return;
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (ctx->hook == hook && ctx->task == current && ctx->live_cpu < 0 &&
 	    !ctx->task_ended &&
 	    (ctx->state == PFM_CTX_LOADED || ctx->state == PFM_CTX_MASKED))
 		pfm_ctx_sched_in(ctx);
-	spin_unlock(&ctx->lock);
+	raw_spin_unlock(&ctx->lock);
 }
 
 static void pfm_hook_sched_in(struct preempt_notifier *pn, int cpu)
@@ -127,9 +131,9 @@ static void pfm_hook_sched_in(struct preempt_notifier *pn, int cpu)
 	struct pfm_hook *hook = container_of(pn, struct pfm_hook, pn);
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	pfm_hook_load_here(hook);
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 /* The attached context's thread ended: hand the unload to pfm_wq. */
@@ -140,12 +144,12 @@ static void pfm_hook_end_ctx(struct pfm_hook *hook)
 
 	if (!ctx)
 		return;
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (!ctx->task_ended) {
 		ctx->task_ended = true;
 		pfm_ctx_exit_queue(ctx);
 	}
-	spin_unlock(&ctx->lock);
+	raw_spin_unlock(&ctx->lock);
 }
 
 /*
@@ -160,13 +164,13 @@ static void pfm_hook_sched_out(struct preempt_notifier *pn,
 	struct pfm_context *ctx;
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	ctx = hook->ctx;
 	if (ctx) {
-		spin_lock(&ctx->lock);
+		raw_spin_lock(&ctx->lock);
 		if (ctx->live_cpu == smp_processor_id())
 			pfm_ctx_sched_out(ctx);
-		spin_unlock(&ctx->lock);
+		raw_spin_unlock(&ctx->lock);
 	}
 	if (dead) {
 		pfm_hook_end_ctx(hook);
@@ -180,7 +184,7 @@ static void pfm_hook_sched_out(struct preempt_notifier *pn,
 		hook->dead = true;
 		pfm_hook_maybe_free(hook);
 	}
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 static struct preempt_ops pfm_hook_ops = {
@@ -222,14 +226,14 @@ static void pfm_hook_sync_fn(struct callback_head *cb)
 	struct pfm_hook *hook = container_of(cb, struct pfm_hook, sync_work);
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	hook->queued = false;
 	if (current->flags & PF_EXITING)
 		pfm_hook_exiting(hook);
 	else
 		pfm_hook_sync(hook);
 	pfm_hook_maybe_free(hook);
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 /*
@@ -265,11 +269,11 @@ static struct pfm_hook *pfm_hook_lookup_pin(struct task_struct *task)
 	hash_for_each_possible(pfm_hooks, hook, node, (unsigned long)task) {
 		if (hook->task != task)
 			continue;
-		spin_lock_irqsave(&hook->lock, flags);
+		raw_spin_lock_irqsave(&hook->lock, flags);
 		found = !hook->freeing;
 		if (found)
 			hook->pins++;
-		spin_unlock_irqrestore(&hook->lock, flags);
+		raw_spin_unlock_irqrestore(&hook->lock, flags);
 		if (found)
 			return hook;
 	}
@@ -287,7 +291,7 @@ static struct pfm_hook *pfm_hook_alloc(struct task_struct *task)
 	init_task_work(&hook->sync_work, pfm_hook_sync_fn);
 	init_irq_work(&hook->free_iw, pfm_hook_free_irq);
 	INIT_WORK(&hook->free_work, pfm_hook_free_work);
-	spin_lock_init(&hook->lock);
+	raw_spin_lock_init(&hook->lock);
 	get_task_struct(task);
 	hook->task = task;
 	hook->pins = 1;
@@ -326,10 +330,10 @@ void pfm_hook_put(struct pfm_hook *hook)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	hook->pins--;
 	pfm_hook_maybe_free(hook);
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }
 
 /**
@@ -349,14 +353,14 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 	unsigned long flags;
 	int ret = -ESRCH;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	if (!hook->dead && !WARN_ON_ONCE(hook->ctx)) {
 		hook->ctx = ctx;
 		ret = pfm_hook_kick(hook);
 		if (ret)
 			hook->ctx = NULL;
 	}
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 	return ret;
 }
 
@@ -374,11 +378,11 @@ void pfm_hook_detach(struct pfm_hook *hook)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&hook->lock, flags);
+	raw_spin_lock_irqsave(&hook->lock, flags);
 	hook->ctx = NULL;
 	/* An exiting thread (-ESRCH) unlinks at its last switch instead. */
 	if (hook->linked)
 		pfm_hook_kick(hook);
 	pfm_hook_maybe_free(hook);
-	spin_unlock_irqrestore(&hook->lock, flags);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }

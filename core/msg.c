@@ -4,7 +4,8 @@
  * a time, with poll() and O_ASYNC.  The ring is guarded by ctx->lock;
  * readers wait on ctx->msgq_wait, which is woken after ctx->lock is
  * dropped (a wake-up takes scheduler locks, and the scheduler's
- * preempt notifiers take ctx->lock).
+ * preempt notifiers take ctx->lock), and by an irq_work after an
+ * overflow interrupt (the wait queue's lock sleeps on PREEMPT_RT).
  *
  * Wake-ups without a message (PFM_FL_OVFL_NO_MSG, a format's wake-up)
  * are counted in ctx->nomsg_wakes: poll() reports EPOLLIN while any is
@@ -13,6 +14,7 @@
 #include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -40,7 +42,8 @@ static bool pfm_msgq_add(struct pfm_context *ctx, const union pfarg_msg *msg)
  * pfm_msg_wake() - wake readers and pollers, signal O_ASYNC owners
  * @ctx: the context, not locked
  *
- * Context: any but NMI; not under ctx->lock.
+ * Context: process context or an irq_work; not under ctx->lock (on
+ * PREEMPT_RT not in hard interrupt context: pfm_msg_wake_irq()).
  */
 void pfm_msg_wake(struct pfm_context *ctx)
 {
@@ -49,6 +52,40 @@ void pfm_msg_wake(struct pfm_context *ctx)
 		complete(ctx->kcompl);
 	wake_up_interruptible(&ctx->msgq_wait);
 	kill_fasync(&ctx->async_queue, SIGIO, POLL_IN);
+}
+
+static void pfm_msg_wake_fn(struct irq_work *iw)
+{
+	struct pfm_context *ctx = container_of(iw, struct pfm_context, wake_iw);
+
+	pfm_msg_wake(ctx);
+	pfm_ctx_put_async(ctx);
+}
+
+/**
+ * pfm_msg_wake_irq() - pfm_msg_wake() for the overflow interrupt
+ * @ctx: the context, not locked, live on this CPU (so not freed yet)
+ *
+ * Wait queues, completions' owners and fasync take spinlock_t and
+ * rwlock_t, which sleep on PREEMPT_RT, where the overflow interrupt runs
+ * in hard interrupt context: an irq_work does the wake-up, in a thread
+ * there, at the end of the interrupt elsewhere.  It holds a reference
+ * until it ran.
+ *
+ * Context: interrupts disabled; not from NMI.
+ */
+void pfm_msg_wake_irq(struct pfm_context *ctx)
+{
+	pfm_ctx_get(ctx);
+	if (!irq_work_queue(&ctx->wake_iw))
+		refcount_dec(&ctx->refs);	/* pending: it holds one */
+}
+
+/* Set up the wake-ups of a new context. */
+void pfm_msg_init(struct pfm_context *ctx)
+{
+	init_waitqueue_head(&ctx->msgq_wait);
+	init_irq_work(&ctx->wake_iw, pfm_msg_wake_fn);
 }
 
 /**
@@ -69,10 +106,10 @@ void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid)
 	msg.pfm_ovfl_msg.msg_ovfl_pid = pid;
 	msg.pfm_ovfl_msg.msg_ovfl_tid = tid;
 	msg.pfm_ovfl_msg.msg_ovfl_cpu = raw_smp_processor_id();
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	if (ctx->state != PFM_CTX_ZOMBIE)
 		queued = pfm_msgq_add(ctx, &msg);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (queued)
 		pfm_msg_wake(ctx);
 }
@@ -86,7 +123,7 @@ void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid)
  * With PFM_FL_OVFL_NO_MSG only a wake-up is recorded.  A message that
  * finds the queue full is dropped: the context masks at each one, so
  * the queue fills only when the monitor restarts without reading.  The
- * caller wakes readers with pfm_msg_wake() after dropping the lock.
+ * caller wakes readers with pfm_msg_wake_irq() after dropping the lock.
  */
 void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 		       u64 ip)
@@ -114,7 +151,7 @@ void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
  * pfm_msg_post_wake() - record a wake-up without a message
  * @ctx: the context, locked
  *
- * The caller wakes readers with pfm_msg_wake() after dropping the lock.
+ * The caller wakes readers with pfm_msg_wake_irq() after dropping the lock.
  */
 void pfm_msg_post_wake(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
@@ -133,7 +170,7 @@ static bool pfm_msgq_take(struct pfm_context *ctx, union pfarg_msg *msg,
 	unsigned long flags;
 	bool got = false;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	if (!pfm_msgq_empty(ctx)) {
 		*msg = ctx->msgq[ctx->msgq_head++ % PFM_MSGS_COUNT];
 		got = true;
@@ -141,7 +178,7 @@ static bool pfm_msgq_take(struct pfm_context *ctx, union pfarg_msg *msg,
 		ctx->nomsg_wakes = 0;
 		*woken = true;
 	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return got;
 }
 
@@ -150,9 +187,9 @@ static bool pfm_msgq_ready(struct pfm_context *ctx)
 	unsigned long flags;
 	bool ready;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ready = !pfm_msgq_empty(ctx) || ctx->nomsg_wakes;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return ready;
 }
 

@@ -18,7 +18,6 @@
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
@@ -27,13 +26,19 @@
 #include "perfmon.h"
 
 /* The value PMD @pmd is reloaded with, randomized when it asks for it. */
-static u64 pfm_pmd_reset_val(const struct pfm_pmd *pmd, bool long_reset)
+static u64 pfm_pmd_reset_val(struct pfm_context *ctx, const struct pfm_pmd *pmd,
+			     bool long_reset)
+	__must_hold(&ctx->lock)
 {
 	u64 val = long_reset ? pmd->long_reset : pmd->short_reset;
+	u64 rnd;
 
 	/* perfmon2: randomization lengthens the period by up to the mask. */
-	if ((pmd->flags & PFM_REGFL_RANDOM) && pmd->random_mask)
-		val -= get_random_u64() & pmd->random_mask;
+	if ((pmd->flags & PFM_REGFL_RANDOM) && pmd->random_mask) {
+		rnd = (u64)prandom_u32_state(&ctx->rnd) << 32 |
+		      prandom_u32_state(&ctx->rnd);
+		val -= rnd & pmd->random_mask;
+	}
 	return val;
 }
 
@@ -60,7 +65,7 @@ void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 	bitmap_and(reset, reset, set->used_pmds, PFM_MAX_PMDS);
 	for_each_set_bit(j, reset, pmu->max_pmd) {
 		pmd = &set->pmds[j];
-		pmd->value = pfm_pmd_reset_val(pmd, long_reset);
+		pmd->value = pfm_pmd_reset_val(ctx, pmd, long_reset);
 		pmd->lval = pmd->value;
 		/* A held counter takes its value when a trigger releases it. */
 		if (live && !test_bit(j, set->held_pmds))
@@ -141,9 +146,9 @@ static bool pfm_must_block(struct pfm_context *ctx)
 	unsigned long flags;
 	bool block;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	block = ctx->state == PFM_CTX_MASKED && ctx->task == current;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return block;
 }
 
@@ -161,9 +166,9 @@ static void pfm_block_fn(struct callback_head *cb)
 	if (!(current->flags & PF_EXITING))
 		wait_event_interruptible(ctx->restart_wait,
 					 !pfm_must_block(ctx));
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ctx->block_queued = false;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	pfm_ctx_put_async(ctx);
 }
 
@@ -328,7 +333,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	ctx = pfm_ctx_current();
 	if (!ctx)
 		return;
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu != smp_processor_id())
 		goto unlock;
 	set = ctx->active_set;
@@ -344,9 +349,9 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	/* Carried upper bits, reloaded counters, a halt: all in the page. */
 	pfm_upage_update(ctx);
 unlock:
-	spin_unlock(&ctx->lock);
-	/* Wake-ups take scheduler locks, which nest outside ctx->lock. */
+	raw_spin_unlock(&ctx->lock);
+	/* Not here: wake-ups take locks that sleep on PREEMPT_RT. */
 	if (wake)
-		pfm_msg_wake(ctx);
+		pfm_msg_wake_irq(ctx);
 }
 EXPORT_SYMBOL_GPL(pfm_interrupt);

@@ -7,9 +7,14 @@
  *    a context holds a module reference on the description it uses, so
  *    the description cannot go away under it.
  *  - ctx->lock guards everything in a context and its event sets.  It is
- *    a spinlock taken irqsave from process context, because the overflow
- *    and set-switch paths take it from interrupt context.  Nothing that
- *    may sleep (allocation, copy_{from,to}_user, waiting) runs under it.
+ *    a raw spinlock taken irqsave from process context: the scheduler's
+ *    hooks take it under the runqueue lock, the overflow interrupt, IPIs
+ *    and the set-switch hrtimer in hard interrupt context, where
+ *    PREEMPT_RT's spinlock_t would sleep.  So nothing under it may sleep
+ *    (allocation, copy_{from,to}_user, waiting) nor take a spinlock_t or
+ *    rwlock_t, which sleep on PREEMPT_RT: wake-ups (wait queues, fasync),
+ *    kmalloc()/kfree(), get_random_*() run outside it or in an irq_work.
+ *    Documentation/design.rst has the rules.
  */
 #ifndef _PERFMON_CORE_H
 #define _PERFMON_CORE_H
@@ -22,6 +27,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/poll.h>
+#include <linux/prandom.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <perfmon/pmu.h>
@@ -123,6 +129,8 @@ struct completion;
  * struct pfm_context - one monitoring context (one open /dev/perfmon)
  * @lock: guards every field below except those marked otherwise
  * @refs: references: the open file, pending works
+ * @rcu: the free waits a grace period (pfm_context_free()); near the
+ *       top, where kfree_rcu() wants it
  * @state: enum pfm_ctx_state
  * @flags: PFM_FL_* given at creation
  * @pmu: description in use (module reference held), NULL while NEW
@@ -156,6 +164,7 @@ struct completion;
  * @msgq_tail: see @msgq
  * @msgq_wait: readers and pollers (own lock; woken outside @lock)
  * @async_queue: O_ASYNC readers (own lock)
+ * @wake_iw: wakes readers after an overflow interrupt (pfm_msg_wake_irq())
  * @exit_iw: per-thread: queues @exit_work from the scheduler
  * @exit_work: per-thread: unloads after the thread ended (no lock)
  * @end_pid: per-thread: thread group of the monitored thread, for PFM_MSG_END
@@ -174,14 +183,17 @@ struct completion;
  * @block_work: stops the monitored thread on its return to user space
  * @block_queued: @block_work is queued on the monitored thread
  * @free_work: frees the context on pfm_wq (pfm_ctx_put_async())
+ * @rnd: randomizes reset values (PFM_REGFL_RANDOM); get_random_u64()
+ *       takes a lock that sleeps on PREEMPT_RT, this state none
  * @kernel: created through the kernel API: no user permission checks,
  *          kernel threads may monitor themselves (constant)
  * @kcompl: kernel API: completed at each wake-up (constant)
  * @kapi_node: kernel API: in its list of open contexts (its mutex)
  */
 struct pfm_context {
-	spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
+	raw_spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
 	refcount_t refs;
+	struct rcu_head rcu;
 	enum pfm_ctx_state state;
 	u32 flags;
 	struct pfm_pmu_config *pmu;
@@ -206,6 +218,7 @@ struct pfm_context {
 	unsigned int msgq_tail;
 	wait_queue_head_t msgq_wait;
 	struct fasync_struct *async_queue;
+	struct irq_work wake_iw;
 	struct irq_work exit_iw;
 	struct work_struct exit_work;
 	pid_t end_pid;
@@ -221,6 +234,7 @@ struct pfm_context {
 	struct callback_head block_work;
 	bool block_queued;
 	struct work_struct free_work;
+	struct rnd_state rnd;
 	bool kernel;
 	struct completion *kcompl;
 	struct list_head kapi_node;
@@ -429,6 +443,8 @@ void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 void pfm_msg_post_wake(struct pfm_context *ctx);
 ssize_t pfm_msg_take(struct pfm_context *ctx, union pfarg_msg *msg);
 void pfm_msg_wake(struct pfm_context *ctx);
+void pfm_msg_wake_irq(struct pfm_context *ctx);
+void pfm_msg_init(struct pfm_context *ctx);
 ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
 		     bool nonblock);
 __poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,

@@ -36,9 +36,9 @@ void pfm_free_dead_sets(struct pfm_context *ctx)
 	unsigned long flags;
 	LIST_HEAD(dead);
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	list_splice_init(&ctx->dead_sets, &dead);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	list_for_each_entry_safe(set, tmp, &dead, list)
 		pfm_event_set_free(set);
 }
@@ -48,10 +48,10 @@ static enum hrtimer_restart pfm_switch_timer_fn(struct hrtimer *timer)
 	struct pfm_context *ctx = container_of(timer, struct pfm_context,
 					       switch_timer);
 
-	spin_lock(&ctx->lock);
+	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu == smp_processor_id() && ctx->counting)
 		pfm_switch_sets(ctx);
-	spin_unlock(&ctx->lock);
+	raw_spin_unlock(&ctx->lock);
 	return HRTIMER_NORESTART;
 }
 

@@ -441,9 +441,9 @@ int pfm_smpl_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 	struct pfm_smpl_buf *buf;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock_irqsave(&ctx->lock, flags);
 	buf = ctx->smpl;
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (!buf)
 		return -ENODEV;
 	if (vma->vm_pgoff || len > buf->size)

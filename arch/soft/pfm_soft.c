@@ -469,7 +469,8 @@ static int __init pfm_soft_init(void)
 		hrtimer_init(&sc->wrap_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		sc->wrap_timer.function = soft_wrap_timer_fn;
-		init_irq_work(&sc->wrap_iw, soft_wrap_irq_work);
+		/* Hard: it reports as an interrupt would, also on PREEMPT_RT. */
+		sc->wrap_iw = IRQ_WORK_INIT_HARD(soft_wrap_irq_work);
 	}
 	return pfm_pmu_register(&pfm_soft_pmu);
 }
