@@ -15,6 +15,9 @@
 #   make run             boot a guest and profile a workload with pfmon
 #   make bench           perfmon against perf_events in both guests
 #                        (Documentation/performance.rst)
+#   KVER=6.1|6.12        the Debian kernel the guests boot and the modules
+#   FLAVOR=rt            build against (run, test, bench, shell; default
+#                        6.1, generic; FLAVOR=rt: PREEMPT_RT)
 #   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
 #   make help            all targets
 #
@@ -49,15 +52,26 @@ endif
 ifeq ($(CROSS_COMPILE),)
 KDIR	?= /lib/modules/$(shell uname -r)/build
 else
-KDIR	?= $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
+KDIR	?= $(GUEST_KDIR_arm64)
 endif
 else
 KDIR	?= /lib/modules/$(shell uname -r)/build
 endif
 
-# The kernels the guests boot (Debian's, resolved by make deps).
-GUEST_KDIR_x86_64 := /usr/src/linux-headers-$(KABI)-amd64
-GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(KABI)-arm64
+# The kernels the guests boot: Debian's, by version and flavour, their
+# ABIs resolved by make deps (KABI_6.1, KABI_6.12 in .cache/config.mk).
+KVER	?= 6.1
+FLAVOR	?= generic
+override FLAVOR := $(or $(FLAVOR),generic)
+ifeq ($(filter $(FLAVOR),generic rt),)
+$(error FLAVOR=$(FLAVOR): generic or rt)
+endif
+FLAVOR_SFX := $(if $(filter rt,$(FLAVOR)),rt-,)
+# The kernel's tag in build folders and logs: 6.1, 6.12, 6.12-rt.
+KTAG	:= $(KVER)$(if $(filter rt,$(FLAVOR)),-rt,)
+GUEST_KABI := $(KABI_$(KVER))
+GUEST_KDIR_x86_64 := /usr/src/linux-headers-$(GUEST_KABI)-$(FLAVOR_SFX)amd64
+GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(GUEST_KABI)-$(FLAVOR_SFX)arm64
 
 KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
 	  CROSS_COMPILE=$(CROSS_COMPILE)
@@ -101,8 +115,11 @@ kdir-check:
 	  exit 1; \
 	fi
 
+# Every kernel make check boots; KVER=/FLAVOR= on the command line add
+# that kernel for both arches (e.g. make deps KVER=6.1 FLAVOR=rt).
 deps:
-	$(TOP)/tools/build/deps.sh $(CACHE)
+	$(TOP)/tools/build/deps.sh $(if $(filter command line,$(origin KVER) \
+	  $(origin FLAVOR)),$(KVER):$(FLAVOR):x86_64 $(KVER):$(FLAVOR):arm64)
 
 help:
 	@sed -n 's/^#   //p' $(TOP)/Makefile

@@ -1,24 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (once, then cached) a debug kernel make check-debug boots:
-# Debian's linux-source-6.1, tinyconfig plus tools/build/debug-common.config
-# (KASAN, lockdep, kmemleak, failslab, UBSAN, debug objects, lockup and
-# hung-task detectors) and debug-ARCH.config.  The build folder stays,
-# configured, with Module.symvers, for "make -C DIR M=...".
+# Build (once per machine, then cached) a debug kernel make check-debug
+# boots: Debian's linux-source-6.1, tinyconfig plus
+# tools/build/debug-common.config (KASAN, lockdep, kmemleak, failslab,
+# UBSAN, debug objects, lockup and hung-task detectors) and
+# debug-ARCH.config.  The build folder stays, configured, with
+# Module.symvers, for "make -C DIR/obj M=...".
 #
-# Usage: debug-kernel.sh CACHE_DIR x86_64|arm64
-# Prints only progress; the kernel is CACHE_DIR/debug-ARCH/Image.
+# The cache is keyed by the inputs, as ccache keys objects: the config
+# fragments, this script and the source package's version name the
+# folder (CACHE_DIR/debug-ARCH-KEY), so every clone on the machine reuses
+# it and a changed input builds a new one (the older ones of ARCH go).
+#
+# Usage: debug-kernel.sh CACHE_DIR x86_64|arm64 LINK
+# Prints only progress; LINK becomes a link to the folder, whose Image
+# is the kernel.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${1:?usage: debug-kernel.sh CACHE_DIR x86_64|arm64}
-arch=${2:?usage: debug-kernel.sh CACHE_DIR x86_64|arm64}
+usage="usage: debug-kernel.sh CACHE_DIR x86_64|arm64 LINK"
+cache=${1:?$usage}
+arch=${2:?$usage}
+link=${3:?$usage}
 mkdir -p "$cache"
-cache=$(cd "$cache" && pwd)
+cache=$(cd "$cache" && pwd -P)
 frags=("$here/debug-common.config" "$here/debug-$arch.config")
 tarball=/usr/src/linux-source-6.1.tar.xz
-out=$cache/debug-$arch
 case $arch in
 x86_64) kmake=(ARCH=x86) image=arch/x86/boot/bzImage target=bzImage ;;
 arm64) kmake=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
@@ -32,7 +40,12 @@ if [[ ! -e $tarball ]]; then
 fi
 # Rebuilt when the fragment, this script or the source package changes.
 key=$(cat "${frags[@]}" "$0" | md5sum | cut -c1-12)-$(dpkg-query -W -f='${Version}' linux-source-6.1)
-if [[ -e $out/.stamp-$key && -e $out/Image ]]; then
+out=$cache/debug-$arch-$key
+# One build per key at a time on the machine (clones share the cache).
+exec 9>"$cache/.debug-$arch.lock"
+flock 9
+ln -sfn "$out" "$link"
+if [[ -e $out/.stamp && -e $out/Image ]]; then
 	exit 0
 fi
 
@@ -47,7 +60,7 @@ if [[ ! -e $src/.stamp-$sver ]]; then
 	tar -C "$src" --strip-components=1 -xJf "$tarball"
 	touch "$src/.stamp-$sver"
 fi
-rm -rf "$out"
+rm -rf "$cache/debug-$arch" "$cache/debug-$arch"-* # older keys
 mkdir -p "$out/obj"
 log "configuring $arch (tinyconfig + debug-common.config + debug-$arch.config)"
 make -s -C "$src" O="$out/obj" "${kmake[@]}" tinyconfig >/dev/null
@@ -76,4 +89,4 @@ make -s -C "$src" O="$out/obj" "${kmake[@]}" -j"$(nproc)" "$target" modules \
 	> "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 cp "$out/obj/$image" "$out/Image"
 log "built in $((SECONDS - t0)) s"
-touch "$out/.stamp-$key"
+touch "$out/.stamp"

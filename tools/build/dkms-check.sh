@@ -3,7 +3,8 @@
 #
 # Prove dkms.conf: "dkms add", "build" and "install" of the tree for the
 # guest kernel, in private dkms/source/install trees so the machine's own
-# module tree is not touched, then check every BUILT_MODULE_NAME landed.
+# module tree is not touched, then check every BUILT_MODULE_NAME landed
+# and no test module was built.
 #
 # Usage: dkms-check.sh KERNEL_RELEASE
 set -euo pipefail
@@ -36,6 +37,14 @@ mods=$(arch=x86_64 kernel_source_dir=; . "$top/dkms.conf" &&
 for m in $mods; do
 	if ! find "$work/inst/$kver" -name "$m.ko*" | grep -q .; then
 		echo "dkms-check: $m was not installed" >&2
+		status=1
+	fi
+done
+# The package is the runtime modules only: the test modules (the kernel
+# API's, the simulated x86 PMU) are the tree's test build's.
+for m in pfm_kapi_test pfm_x86_sim; do
+	if find "$work/tree" "$work/inst" -name "$m.ko*" | grep -q .; then
+		echo "dkms-check: test module $m was built by the package" >&2
 		status=1
 	fi
 done

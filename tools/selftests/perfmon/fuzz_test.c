@@ -1729,7 +1729,10 @@ FIXTURE_SETUP(fuzz)
 	if (!getenv("PFM_FUZZ_SEED"))
 		conf.seed = clock_ns(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
 	conf.calls = env_ul("PFM_FUZZ_CALLS", 80000, ULONG_MAX / 2);
-	conf.calls_required = getenv("PFM_FUZZ_CALLS");
+	conf.calls_required = getenv("PFM_FUZZ_CALLS") && conf.calls;
+	/* 0: no count, a time budget; the run ends at PFM_FUZZ_SECONDS */
+	if (!conf.calls)
+		conf.calls = ULONG_MAX / 2;
 	conf.seconds = env_ul("PFM_FUZZ_SECONDS", 20, 3000);
 	conf.procs = env_ul("PFM_FUZZ_PROCS", 3, FZ_MAX_PROCS);
 	conf.threads = env_ul("PFM_FUZZ_THREADS", 3, FZ_MAX_THREADS);
@@ -1739,7 +1742,8 @@ FIXTURE_SETUP(fuzz)
 		conf.threads = 1;
 	/* first, so that a failing run can be replayed */
 	printf("# fuzz: PFM_FUZZ_SEED=%#llx PFM_FUZZ_CALLS=%lu PFM_FUZZ_SECONDS=%u",
-	       (unsigned long long)conf.seed, conf.calls, conf.seconds);
+	       (unsigned long long)conf.seed,
+	       conf.calls == ULONG_MAX / 2 ? 0 : conf.calls, conf.seconds);
 	printf(" PFM_FUZZ_PROCS=%d PFM_FUZZ_THREADS=%d\n", conf.procs,
 	       conf.threads);
 	fflush(stdout);

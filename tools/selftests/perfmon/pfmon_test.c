@@ -782,16 +782,21 @@ TEST(threads_followed)
 
 /*
  * soft: five events on four counters go in two sets; task-clock, in
- * each, counts about half of the time and is scaled to about what it
- * counts alone.  hotspot sleeps 200 us a round: alone on an idle CPU
- * it may not be switched out once, and context-switches (in one set)
- * would rightly be 0.
+ * each, counts about half of the time and is scaled to about what the
+ * run took: the two sets' unscaled counts added up, since the sets
+ * share the thread's time.  A second run alone is the sanity bound
+ * only: under TCG a guest's CPU time is the host's wall time, and with
+ * another guest on the host two runs of the same workload were seen
+ * 17% apart (254 and 298 ms).  hotspot sleeps 200 us a round: alone on
+ * an idle CPU it may not be switched out once, and context-switches (in
+ * one set) would rightly be 0.
  */
 TEST(multiplexed_estimates)
 {
 	const char *why;
 	struct stat_line tc[4];
 	int64_t alone;
+	double run_ns = 0;
 	struct run r = { };
 	int n, i;
 
@@ -808,13 +813,16 @@ TEST(multiplexed_estimates)
 		TH_LOG("stderr: %s", r.err);
 	n = stat_lines(r.out, "task-clock", false, tc, 4);
 	ASSERT_EQ(2, n) TH_LOG("stdout: %s", r.out);
+	for (i = 0; i < n; i++)
+		run_ns += tc[i].value * tc[i].pct / 100.0;
 	for (i = 0; i < n; i++) {
-		TH_LOG("task-clock %d: %llu ns at %.2f%% (alone: %lld ns)", i,
-		       (unsigned long long)tc[i].value, tc[i].pct,
+		TH_LOG("task-clock %d: %llu ns at %.2f%% (run: %.0f ns, alone: %lld ns)",
+		       i, (unsigned long long)tc[i].value, tc[i].pct, run_ns,
 		       (long long)alone);
 		EXPECT_LE(30.0, tc[i].pct);
 		EXPECT_GE(70.0, tc[i].pct);
-		EXPECT_TRUE(within_pct(tc[i].value, alone, 15.0));
+		EXPECT_TRUE(within_pct(tc[i].value, (uint64_t)run_ns, 15.0));
+		EXPECT_TRUE(within_pct(tc[i].value, alone, 50.0));
 	}
 	/* The two sets share the time. */
 	EXPECT_TRUE(tc[0].pct + tc[1].pct > 99.9 && tc[0].pct + tc[1].pct < 100.1);

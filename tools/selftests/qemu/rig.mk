@@ -13,8 +13,14 @@ CHECKPATCH	:= $(CACHE)/linux-src/scripts/checkpatch.pl
 
 guest_cross	= $(if $(filter arm64,$(1)),aarch64-linux-gnu-,)
 guest_karch	= $(if $(filter arm64,$(1)),arm64,x86)
-guest_kmake	= $(MAKE) -C $(GUEST_KDIR_$(1)) M=$(BUILD)/$(1)/src \
-		  ARCH=$(call guest_karch,$(1)) CROSS_COMPILE=$(call guest_cross,$(1))
+# The modules' tree for ARCH and the kernel KVER/FLAVOR selects
+# (.build/ARCH/KTAG: src/ and the build logs); user programs are the
+# same for every kernel (.build/ARCH/{tests,pfmon,bench}).
+guest_kdir	= $(BUILD)/$(1)/$(KTAG)
+# PFM_TESTS=1: the test modules too (Kbuild).
+guest_kmake	= $(MAKE) -C $(GUEST_KDIR_$(1)) M=$(call guest_kdir,$(1))/src \
+		  ARCH=$(call guest_karch,$(1)) CROSS_COMPILE=$(call guest_cross,$(1)) \
+		  PFM_TESTS=1
 
 # Our kernel-style sources: what checkpatch and the style rules cover.
 STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
@@ -27,32 +33,45 @@ STYLE_SRCS	= $(shell cd $(TOP) && find core kapi arch smpl_fmt include \
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 
 .PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run \
-	check-debug bench
+	check-debug bench fuzz-long
 
 need-deps:
 	@if [ -z "$(KABI)" ] || [ ! -d "$(KSFT)" ]; then \
 	  echo "error: the rig's dependencies are missing: run 'make deps'" >&2; \
 	  exit 1; \
 	fi
+	@if [ -z "$(GUEST_KABI)" ]; then \
+	  echo "error: KVER=$(KVER): no such Debian kernel (6.1 or 6.12)" >&2; \
+	  exit 1; \
+	fi
 
-# Per-arch rules: sync-ARCH, build-ARCH, sparse-ARCH.
+# Per-arch rules: sync-ARCH, build-ARCH (build-mods-ARCH for the kernel
+# KVER/FLAVOR select, build-user-ARCH), sparse-ARCH.
 define guest_rules
-# Copy the sources (not build products) into the per-arch tree.  tar
+# Copy the sources (not build products) into the per-kernel tree.  tar
 # keeps modification times, so unchanged files are not rebuilt.
 sync-$(1): need-deps
-	@mkdir -p $(BUILD)/$(1)/src
+	@if [ ! -f "$(GUEST_KDIR_$(1))/Makefile" ]; then \
+	  echo "error: no headers for $(1) $(KTAG) ($(GUEST_KDIR_$(1))):" >&2; \
+	  echo "  run 'make deps KVER=$(KVER) FLAVOR=$(FLAVOR)'" >&2; \
+	  exit 1; \
+	fi
+	@mkdir -p $(call guest_kdir,$(1))/src
 	@tar -C $(TOP) --exclude=./.build --exclude=./.cache --exclude=./.git \
 	  --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	  --exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
-	  --exclude=Module.symvers -cf - . | tar -C $(BUILD)/$(1)/src -xf -
+	  --exclude=Module.symvers -cf - . | tar -C $(call guest_kdir,$(1))/src -xf -
 
-# Modules (W=1, any compiler warning fails) and the static test programs.
-build-$(1): sync-$(1)
-	@echo "  BUILD   $(1) modules"
-	@$$(call guest_kmake,$(1)) W=1 modules > $(BUILD)/$(1)/build.log 2>&1 || \
-	  { cat $(BUILD)/$(1)/build.log; exit 1; }
-	@if grep -E 'warning:|error:' $(BUILD)/$(1)/build.log; then \
-	  echo "error: compiler warnings in the $(1) build" >&2; exit 1; fi
+# Modules (W=1, any compiler warning fails).
+build-mods-$(1): sync-$(1)
+	@echo "  BUILD   $(1) modules for $(KTAG) ($(GUEST_KABI))"
+	@$$(call guest_kmake,$(1)) W=1 modules > $(call guest_kdir,$(1))/build.log 2>&1 || \
+	  { cat $(call guest_kdir,$(1))/build.log; exit 1; }
+	@if grep -E 'warning:|error:' $(call guest_kdir,$(1))/build.log; then \
+	  echo "error: compiler warnings in the $(1) $(KTAG) build" >&2; exit 1; fi
+
+# The static user programs: pfmon, the tests, the benchmark.
+build-user-$(1):
 	@echo "  BUILD   $(1) pfmon"
 	@$(MAKE) -s -C $(TOP)/tools/pfmon ARCH=$(1) OUT=$(BUILD)/$(1)/pfmon \
 	  CACHE=$(CACHE)
@@ -62,15 +81,18 @@ build-$(1): sync-$(1)
 	@$(MAKE) -s -C $(TOP)/tools/bench ARCH=$(1) OUT=$(BUILD)/$(1)/bench \
 	  TOP=$(TOP)
 
+build-$(1): build-mods-$(1) build-user-$(1)
+
 # sparse over every file (C=2); any finding fails.
 sparse-$(1): sync-$(1)
-	@echo "  SPARSE  $(1)"
+	@echo "  SPARSE  $(1) $(KTAG)"
 	@$$(call guest_kmake,$(1)) C=2 CHECK=sparse modules \
-	  > $(BUILD)/$(1)/sparse.log 2>&1 || { cat $(BUILD)/$(1)/sparse.log; exit 1; }
-	@if grep -E 'warning:|error:' $(BUILD)/$(1)/sparse.log; then \
-	  echo "error: sparse findings for $(1)" >&2; exit 1; fi
+	  > $(call guest_kdir,$(1))/sparse.log 2>&1 || \
+	  { cat $(call guest_kdir,$(1))/sparse.log; exit 1; }
+	@if grep -E 'warning:|error:' $(call guest_kdir,$(1))/sparse.log; then \
+	  echo "error: sparse findings for $(1) $(KTAG)" >&2; exit 1; fi
 
-.PHONY: sync-$(1) build-$(1) sparse-$(1)
+.PHONY: sync-$(1) build-$(1) build-mods-$(1) build-user-$(1) sparse-$(1)
 endef
 $(foreach a,$(GUEST_ARCHES),$(eval $(call guest_rules,$(a))))
 
@@ -83,10 +105,11 @@ checkpatch: need-deps
 	  cat $(BUILD)/checkpatch.log; echo "error: checkpatch findings" >&2; \
 	  exit 1; fi
 
-# dkms add/build/install for the x86_64 guest kernel, in private trees.
+# dkms add/build/install for the x86_64 guest kernel KVER/FLAVOR
+# select, in private trees.
 check-dkms: need-deps
-	@echo "  DKMS    $(KABI)-amd64"
-	@$(TOP)/tools/build/dkms-check.sh $(KABI)-amd64
+	@echo "  DKMS    $(GUEST_KABI)-$(FLAVOR_SFX)amd64"
+	@$(TOP)/tools/build/dkms-check.sh $(GUEST_KABI)-$(FLAVOR_SFX)amd64
 
 # Every gate, both guests and the debug kernel; ends with
 # "N passed, N failed[, N skipped]".
@@ -99,25 +122,37 @@ check:
 check-debug:
 	@$(RIG)/check --debug
 
-# Per-arch debug rules: debug-kernel-ARCH (built once from
-# linux-source-6.1 and cached) and build-ARCH-debug, the modules built
-# against it (W=1, no warnings) in their own tree; the test programs and
-# pfmon are the ARCH ones (same user ABI).
+# The fuzzer's million calls on the x86_64 debug kernel (about 27
+# minutes; make check runs it to a time budget, PFM_FUZZ_BUDGET seconds).
+fuzz-long: build-x86_64-debug
+	@$(VM) --arch x86_64 --kernel $(BUILD)/x86_64-debug/kernel/Image \
+	  --build $(BUILD)/x86_64-debug --tests $(BUILD)/x86_64/tests \
+	  --timeout 3600 --log $(BUILD)/x86_64-debug/logs/fuzz-long.log \
+	  --append "PFM_TIMING_SLACK=5 PFM_FUZZ_CALLS=1000000 PFM_FUZZ_SECONDS=3000" \
+	  --only fuzz_test suite
+
+# Per-arch debug rules: debug-kernel-ARCH (built once per machine from
+# linux-source-6.1, kept in the machine cache keyed by its inputs;
+# .build/ARCH-debug/kernel links to it) and build-ARCH-debug, the
+# modules built against it (W=1, no warnings) in their own tree; the
+# test programs and pfmon are the ARCH ones (same user ABI).
 define debug_rules
 debug-kernel-$(1): need-deps
-	@$(TOP)/tools/build/debug-kernel.sh $(CACHE) $(1)
+	@mkdir -p $(BUILD)/$(1)-debug
+	@$(TOP)/tools/build/debug-kernel.sh $(CACHE) $(1) $(BUILD)/$(1)-debug/kernel
 
-build-$(1)-debug: debug-kernel-$(1) build-$(1)
+build-$(1)-debug: debug-kernel-$(1) build-user-$(1)
 	@mkdir -p $(BUILD)/$(1)-debug/src
-	@tar -C $(BUILD)/$(1)/src --exclude='*.o' --exclude='*.ko' \
+	@tar -C $(TOP) --exclude=./.build --exclude=./.cache --exclude=./.git \
+	  --exclude='*.o' --exclude='*.ko' \
 	  --exclude='.*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
 	  --exclude=modules.order --exclude=Module.symvers \
 	  -cf - . | tar -C $(BUILD)/$(1)-debug/src -xf -
 	@ln -sfn ../$(1)/pfmon $(BUILD)/$(1)-debug/pfmon
 	@echo "  BUILD   $(1) modules for the debug kernel"
-	@$(MAKE) -C $(CACHE)/debug-$(1)/obj M=$(BUILD)/$(1)-debug/src \
+	@$(MAKE) -C $(BUILD)/$(1)-debug/kernel/obj M=$(BUILD)/$(1)-debug/src \
 	  ARCH=$(call guest_karch,$(1)) CROSS_COMPILE=$(call guest_cross,$(1)) \
-	  W=1 modules > $(BUILD)/$(1)-debug/build.log 2>&1 || \
+	  PFM_TESTS=1 W=1 modules > $(BUILD)/$(1)-debug/build.log 2>&1 || \
 	  { cat $(BUILD)/$(1)-debug/build.log; exit 1; }
 	@if grep -E 'warning:|error:' $(BUILD)/$(1)-debug/build.log; then \
 	  echo "error: compiler warnings in the $(1) debug build" >&2; exit 1; fi
@@ -133,15 +168,17 @@ check-rig: build-x86_64
 
 GUEST	?= $(ARCH)
 TIMEOUT	?= 300
+# The guest kernel, as make's KVER and FLAVOR select it.
+VMK	:= --kver $(KVER) --flavor $(FLAVOR)
 
 test: build-$(GUEST)
-	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) test $(T)
+	@$(VM) --arch $(GUEST) $(VMK) --timeout $(TIMEOUT) test $(T)
 
 shell: build-$(GUEST)
-	@$(VM) --arch $(GUEST) shell
+	@$(VM) --arch $(GUEST) $(VMK) shell
 
 guest-run: build-$(GUEST)
-	@$(VM) --arch $(GUEST) --timeout $(TIMEOUT) \
+	@$(VM) --arch $(GUEST) $(VMK) --timeout $(TIMEOUT) \
 	  $(foreach f,$(FILES),--file $(f)) exec -- '$(CMD)'
 
 # Benchmarks (tools/bench): perfmon against perf_events in one boot, on
@@ -149,9 +186,9 @@ guest-run: build-$(GUEST)
 # -icount 0, where guest time counts instructions
 # (Documentation/performance.rst).
 bench: build-x86_64 build-arm64
-	@$(VM) --arch x86_64 --timeout 1200 \
+	@$(VM) --arch x86_64 $(VMK) --timeout 1200 \
 	  --file $(BUILD)/x86_64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
-	@$(VM) --arch arm64 --pmu pmuv3 --icount 0 --timeout 2400 \
+	@$(VM) --arch arm64 $(VMK) --pmu pmuv3 --icount 0 --timeout 2400 \
 	  --file $(BUILD)/arm64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
 
 # The demo: boot a guest (arm64 with its emulated PMUv3 by default;
@@ -162,7 +199,7 @@ RUN_PMU	 := $(if $(filter arm64,$(RUN_ARCH)),pmuv3,soft)
 # -icount: QEMU counts PMUv3 instructions only with it.
 RUN_OPTS := $(if $(filter arm64,$(RUN_ARCH)),--icount 0,)
 run: build-$(RUN_ARCH)
-	@$(VM) --arch $(RUN_ARCH) --pmu $(RUN_PMU) $(RUN_OPTS) \
+	@$(VM) --arch $(RUN_ARCH) $(VMK) --pmu $(RUN_PMU) $(RUN_OPTS) \
 	  --timeout $(TIMEOUT) \
 	  --file $(RIG)/show-pmu.sh --file $(TOP)/tools/pfmon/demo.sh \
 	  exec -- 'sh /root/show-pmu.sh && sh /root/demo.sh'
