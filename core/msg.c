@@ -138,8 +138,7 @@ void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 		return;
 	}
 	m->msg_type = PFM_MSG_OVFL;
-	m->msg_ovfl_pid = task_tgid_nr_ns(current, ctx->pid_ns);
-	m->msg_ovfl_tid = task_pid_nr_ns(current, ctx->pid_ns);
+	pfm_current_ids(ctx, &m->msg_ovfl_pid, &m->msg_ovfl_tid);
 	m->msg_active_set = ctx->active_set->id;
 	m->msg_ovfl_cpu = smp_processor_id();
 	m->msg_ovfl_ip = ip;

@@ -23,6 +23,7 @@
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -244,6 +245,26 @@ struct pfm_context {
 static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
 {
 	return ctx->flags & PFM_FL_SYSTEM_WIDE;
+}
+
+/*
+ * The process and thread ids of current in the monitor's pid namespace,
+ * for an overflow's sample or message.  On the monitored thread of a
+ * per-thread context, the ids saved at load: an exiting thread still
+ * counts until its last context switch, but its pid is detached before,
+ * and task_pid_nr_ns() would give 0.
+ */
+static inline void pfm_current_ids(struct pfm_context *ctx, u32 *pid,
+				   u32 *tid)
+	__must_hold(&ctx->lock)
+{
+	if (ctx->task == current) {
+		*pid = ctx->end_pid;
+		*tid = ctx->end_tid;
+		return;
+	}
+	*pid = task_tgid_nr_ns(current, ctx->pid_ns);
+	*tid = task_pid_nr_ns(current, ctx->pid_ns);
 }
 
 /* core/upage.c: the control page (user-level reads) */

@@ -353,8 +353,7 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 	arg->ovfl_pmd = i;
 	arg->active_set = set->id;
 	arg->cpu = smp_processor_id();
-	arg->pid = task_tgid_nr_ns(current, ctx->pid_ns);
-	arg->tid = task_pid_nr_ns(current, ctx->pid_ns);
+	pfm_current_ids(ctx, &arg->pid, &arg->tid);
 	arg->ip = ip;
 	arg->tstamp = tstamp;
 	arg->last_reset_val = pmd->lval;
