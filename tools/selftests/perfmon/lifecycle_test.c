@@ -104,8 +104,8 @@ TEST(close_in_every_state)
 	TH_LOG("after a close while running: %llu ns counted, %llu..%llu ns ran",
 	       (unsigned long long)v, (unsigned long long)(c1i - c0i),
 	       (unsigned long long)(c1 - c0));
-	EXPECT_LE(v, (c1 - c0) * 101 / 100);
-	EXPECT_GE(v, (c1i - c0i) * 99 / 100);
+	EXPECT_LE(v, (c1 - c0) * (1 + 0.01 * timing_slack()));
+	EXPECT_GE(v, (c1i - c0i) * (1 - 0.01 * timing_slack()));
 	close(fd);
 	spinner_stop(&sp);
 	/* System-wide, counting. */
@@ -140,14 +140,19 @@ static void *sleeper_fn(void *arg)
  * A thread sleeping in the kernel does not run the work that would
  * unlink its hook; contexts loaded on it and closed must still go at
  * once (twice the per-user limit of them), and the thread then holds
- * one hook: one module reference more, until it runs.
+ * one hook: one module reference more, until it runs.  As root the
+ * limit is lowered to 32 meanwhile: 512 loads and closes outlast the
+ * harness's 30 s on the debug kernel beside another guest.
  */
 TEST(close_while_thread_sleeps)
 {
+	long long saved = knob_read("ctx_per_user_max");
+	bool lowered = getuid() == 0 && !knob_write("ctx_per_user_max", "32");
 	long long max = knob_read("ctx_per_user_max");
 	long long base = perfmon_refcnt();
 	struct sleeper sl = { 0 };
 	int fd, tries = 500;
+	char buf[32];
 	long long i;
 
 	ASSERT_LT(0, max);
@@ -170,6 +175,9 @@ TEST(close_while_thread_sleeps)
 	EXPECT_EQ(base, refcnt_settle(base));
 	close(sl.pipe[0]);
 	close(sl.pipe[1]);
+	snprintf(buf, sizeof(buf), "%lld", saved);
+	if (lowered)
+		EXPECT_EQ(0, knob_write("ctx_per_user_max", buf));
 }
 
 /* A PMD written while the context counts takes effect at once. */
