@@ -44,6 +44,7 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	       const struct pfm_create_args *a)
 {
 	u32 priv = PFM_PMC_PRIV_ALL;
+	bool exec_priv = true;
 	struct pfm_smpl_buf *smpl;
 	struct pfm_pmu_config *pmu;
 	struct pfm_event_set *set0;
@@ -56,6 +57,7 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 		if (ret)
 			return ret;
 		priv = pfm_perm_grant();
+		exec_priv = pfm_perm_exec();
 	}
 	pmu = pfm_pmu_get();
 	if (!pmu) {
@@ -78,6 +80,7 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	if (!ret) {
 		ctx->priv = priv;
 		ctx->kernel_ips = priv & PFM_PMC_PRIV_KERNEL;
+		ctx->exec_priv = exec_priv;
 	}
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (!ret)

@@ -223,9 +223,10 @@ static bool pfm_may_monitor(struct task_struct *task)
 /*
  * Find the thread @tid and check the caller may monitor it.  Kernel
  * callers (@kernel) are trusted; a kernel thread, which never returns to
- * user space to install a hook, may only monitor itself.
+ * user space to install a hook, may only monitor itself.  @exec_id gets
+ * the thread's exec count as it was before the check.
  */
-static struct task_struct *pfm_get_target(pid_t tid, bool kernel)
+static struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -235,6 +236,9 @@ static struct task_struct *pfm_get_target(pid_t tid, bool kernel)
 	put_pid(pid);
 	if (!task)
 		return ERR_PTR(-ESRCH);
+	/* Before the check: an exec after it makes the load start over. */
+	*exec_id = READ_ONCE(task->self_exec_id);
+	smp_rmb();	/* the exec count, then the credentials and mm */
 	if (kernel && !(task->flags & PF_EXITING) &&
 	    (!(task->flags & PF_KTHREAD) || task == current))
 		return task;
@@ -271,6 +275,7 @@ struct pfm_load_args {
 	const struct pfarg_load *req;
 	struct task_struct *task;
 	struct pfm_hook *hook;
+	u64 exec_id;
 	int cpu;
 };
 
@@ -293,6 +298,7 @@ static int __pfm_load_context(struct pfm_context *ctx, void *arg)
 	if (a->task) {
 		ctx->task = a->task;
 		ctx->hook = a->hook;
+		ctx->exec_id = a->exec_id;
 		ctx->end_pid = task_tgid_nr_ns(a->task, ctx->pid_ns);
 		ctx->end_tid = task_pid_nr_ns(a->task, ctx->pid_ns);
 	} else {
@@ -329,7 +335,7 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 			return -EINVAL;
 		return 0;
 	}
-	a->task = pfm_get_target(req->load_pid, ctx->kernel);
+	a->task = pfm_get_target(req->load_pid, ctx->kernel, &a->exec_id);
 	if (IS_ERR(a->task))
 		return PTR_ERR(a->task);
 	/* Blocked on its own notification, who would restart it? */
@@ -357,21 +363,8 @@ static int __pfm_load_undo(struct pfm_context *ctx, void *arg)
 	return 0;
 }
 
-/**
- * pfm_load_context() - attach a context to a thread or a CPU
- * @ctx: the context, not locked
- * @req: load_pid (thread id, or CPU for a system-wide context), load_set
- *
- * Context: process context; may sleep.
- * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
- * the thread carries a context, the CPU has one, or task and system
- * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
- * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
- * system-wide when the creator had neither CAP_PERFMON (or
- * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no
- * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM.
- */
-int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
+/* One try of pfm_load_context(). */
+static int pfm_load_once(struct pfm_context *ctx, const struct pfarg_load *req)
 {
 	struct pfm_load_args a = { .cpu = -1 };
 	int ret;
@@ -416,6 +409,34 @@ unlock_sessions:
 		pfm_hook_put(a.hook);
 	if (a.task)
 		put_task_struct(a.task);
+	return ret;
+}
+
+/* An exec of the target between the check and the attach: try again. */
+#define PFM_LOAD_TRIES	3
+
+/**
+ * pfm_load_context() - attach a context to a thread or a CPU
+ * @ctx: the context, not locked
+ * @req: load_pid (thread id, or CPU for a system-wide context), load_set
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
+ * the thread carries a context, the CPU has one, or task and system
+ * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
+ * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
+ * system-wide when the creator had neither CAP_PERFMON (or
+ * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no
+ * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM;
+ * -EAGAIN when the thread exec'd during each of PFM_LOAD_TRIES tries (core/exec.c).
+ */
+int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
+{
+	int tries = PFM_LOAD_TRIES, ret;
+
+	do {
+		ret = pfm_load_once(ctx, req);
+	} while (ret == -EAGAIN && --tries);
 	return ret;
 }
 

@@ -211,6 +211,63 @@ static void pfm_hook_sync(struct pfm_hook *hook)
 	pfm_hook_load_here(hook);
 }
 
+/*
+ * On the thread, before it returns to user space after an exec: end the
+ * attached context if the new image is not its owner's to watch
+ * (core/exec.c).  The values counted up to here are saved, and the
+ * context never goes live on this thread again; pfm_wq unloads it and
+ * tells the monitor (PFM_MSG_END).
+ */
+static void pfm_hook_exec_check(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
+{
+	struct pfm_context *ctx = hook->ctx;
+
+	lockdep_assert_held(&hook->lock);
+	if (!ctx)
+		return;
+	raw_spin_lock(&ctx->lock);
+	if (ctx->task == current && !ctx->task_ended &&
+	    pfm_exec_revokes(ctx)) {
+		if (ctx->live_cpu == smp_processor_id())
+			pfm_ctx_sched_out(ctx);
+		ctx->task_ended = true;
+		pfm_ctx_exit_queue(ctx);
+		pfm_exec_log(ctx);
+	}
+	raw_spin_unlock(&ctx->lock);
+}
+
+/**
+ * pfm_hook_exec() - the current thread just exec'd a new image
+ *
+ * Called from the exec tracepoint (core/exec.c), after the new
+ * credentials and dumpability are in place and before the first user
+ * instruction of the image.  A hook not linked yet has its sync work
+ * queued, which makes the same check before the thread returns to user
+ * space.
+ *
+ * Context: the exec'ing thread; atomic.
+ */
+void pfm_hook_exec(void)
+{
+	struct preempt_notifier *pn;
+	unsigned long flags;
+
+	/* Only the thread itself changes this list. */
+	hlist_for_each_entry(pn, &current->preempt_notifiers, link) {
+		struct pfm_hook *hook;
+
+		if (pn->ops != &pfm_hook_ops)
+			continue;
+		hook = container_of(pn, struct pfm_hook, pn);
+		raw_spin_lock_irqsave(&hook->lock, flags);
+		pfm_hook_exec_check(hook);
+		raw_spin_unlock_irqrestore(&hook->lock, flags);
+		return;
+	}
+}
+
 /* On the thread, in do_exit(): it will never link the notifier now. */
 static void pfm_hook_exiting(struct pfm_hook *hook)
 	__must_hold(&hook->lock)
@@ -228,10 +285,13 @@ static void pfm_hook_sync_fn(struct callback_head *cb)
 
 	raw_spin_lock_irqsave(&hook->lock, flags);
 	hook->queued = false;
-	if (current->flags & PF_EXITING)
+	if (current->flags & PF_EXITING) {
 		pfm_hook_exiting(hook);
-	else
+	} else {
+		/* An exec since the load may have ended the monitoring. */
+		pfm_hook_exec_check(hook);
 		pfm_hook_sync(hook);
+	}
 	pfm_hook_maybe_free(hook);
 	raw_spin_unlock_irqrestore(&hook->lock, flags);
 }
@@ -345,8 +405,15 @@ void pfm_hook_put(struct pfm_hook *hook)
  * Self-monitoring takes effect now; another thread links the notifier
  * and loads the set on its next return to user space.
  *
+ * The thread's exec count is compared with the one read before the
+ * caller's permission was checked (ctx->exec_id), under @lock, which the
+ * exec tracepoint also takes: an exec in between, whose new image the
+ * check did not see, makes the load start over; an exec after it finds
+ * the context attached (pfm_hook_exec()).
+ *
  * Context: process context.
- * Return: 0, or -ESRCH when the thread is exiting.
+ * Return: 0, -ESRCH when the thread is exiting, -EAGAIN when it exec'd
+ * since its permission was checked.
  */
 int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 {
@@ -354,7 +421,9 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 	int ret = -ESRCH;
 
 	raw_spin_lock_irqsave(&hook->lock, flags);
-	if (!hook->dead && !WARN_ON_ONCE(hook->ctx)) {
+	if (READ_ONCE(hook->task->self_exec_id) != ctx->exec_id) {
+		ret = -EAGAIN;
+	} else if (!hook->dead && !WARN_ON_ONCE(hook->ctx)) {
 		hook->ctx = ctx;
 		ret = pfm_hook_kick(hook);
 		if (ret)

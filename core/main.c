@@ -25,9 +25,12 @@ static int __init pfm_init(void)
 		goto destroy_wq;
 	/* Preempt notifiers cost a branch per context switch once enabled. */
 	preempt_notifier_inc();
-	ret = pfm_sysfs_init();
+	ret = pfm_exec_init();
 	if (ret)
 		goto dec_notifiers;
+	ret = pfm_sysfs_init();
+	if (ret)
+		goto exit_exec;
 	ret = pfm_dev_init();
 	if (ret)
 		goto remove_sysfs;
@@ -38,6 +41,8 @@ static int __init pfm_init(void)
 
 remove_sysfs:
 	pfm_sysfs_exit();
+exit_exec:
+	pfm_exec_exit();
 dec_notifiers:
 	preempt_notifier_dec();
 	pfm_sessions_exit();
@@ -54,6 +59,7 @@ static void __exit pfm_exit(void)
 {
 	pfm_dev_exit();
 	pfm_sysfs_exit();
+	pfm_exec_exit();
 	preempt_notifier_dec();
 	pfm_sessions_exit();
 	destroy_workqueue(pfm_wq);

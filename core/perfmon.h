@@ -158,6 +158,11 @@ struct completion;
  * @kernel_ips: the creator may see kernel addresses (PFM_PMC_PRIV_KERNEL
  *              in @priv); otherwise samples and messages of overflows
  *              taken in kernel mode carry IP 0 (set with @priv)
+ * @exec_priv: the creator had CAP_SYS_PTRACE (or is the kernel API): a
+ *             per-thread context stays loaded when its thread execs an
+ *             image that is not dumpable by its owner (set with @priv)
+ * @exec_id: per-thread: the thread's self_exec_id when the load checked
+ *           the caller may monitor it (core/exec.c)
  * @switch_timer: time-based set switching on @live_cpu
  * @msgq: message ring; @msgq_head is the next to read, @msgq_tail the
  *        next free slot (indices modulo PFM_MSGS_COUNT, both free-running)
@@ -213,6 +218,8 @@ struct pfm_context {
 	struct pid_namespace *pid_ns;
 	u32 priv;
 	bool kernel_ips;
+	bool exec_priv;
+	u64 exec_id;
 	struct hrtimer switch_timer;
 	union pfarg_msg msgq[PFM_MSGS_COUNT];
 	unsigned int msgq_head;
@@ -288,6 +295,7 @@ static inline void pfm_upage_update(struct pfm_context *ctx)
 #define PFM_PARANOID_MAX	3
 extern int pfm_paranoid;
 u32 pfm_perm_grant(void);
+bool pfm_perm_exec(void);
 int pfm_perm_create(void);
 void pfm_perm_pmc_refused(u16 cnum, u32 missing);
 void pfm_perm_system_refused(void);
@@ -373,6 +381,13 @@ struct pfm_hook *pfm_hook_get(struct task_struct *task);
 void pfm_hook_put(struct pfm_hook *hook);
 int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx);
 void pfm_hook_detach(struct pfm_hook *hook);
+void pfm_hook_exec(void);
+
+/* core/exec.c: an exec of an image its monitor may not watch ends it */
+int pfm_exec_init(void);
+void pfm_exec_exit(void);
+bool pfm_exec_revokes(struct pfm_context *ctx);
+void pfm_exec_log(struct pfm_context *ctx);
 
 /* core/drvcfg.c */
 int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,

@@ -56,6 +56,22 @@ u32 pfm_perm_grant(void)
 }
 
 /**
+ * pfm_perm_exec() - may a user context created now follow its thread
+ * through the exec of an image the owner may not read (core/exec.c)?
+ *
+ * That is reading a non-dumpable process, which ptrace allows with
+ * CAP_SYS_PTRACE.  Asked without an audit record: most creators lack
+ * it, and that is no denial (they never try to watch such an image).
+ *
+ * Context: process context, the creator's.
+ * Return: the creator has CAP_SYS_PTRACE in the initial user namespace.
+ */
+bool pfm_perm_exec(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
+}
+
+/**
  * pfm_perm_create() - may the caller create a context at all?
  *
  * Context: process context.
