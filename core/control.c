@@ -29,6 +29,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
@@ -192,19 +193,30 @@ static bool pfm_task_dumpable(struct task_struct *task)
 	return ok;
 }
 
+/* Does the caller's process trace @task (PTRACE_ATTACH or PTRACE_SEIZE)? */
+static bool pfm_traced_by_caller(struct task_struct *task)
+{
+	struct task_struct *tracer;
+	bool ok;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(task);
+	ok = tracer && same_thread_group(tracer, current);
+	rcu_read_unlock();
+	return ok;
+}
+
 /*
- * May the caller monitor @task?  ptrace_may_access() is not exported:
- * this is its read check for what counters reveal.  Same real and
- * effective uid and gid as the target's, and a dumpable target; or
- * CAP_SYS_PTRACE over the target's user namespace.
+ * Same real and effective uid and gid as the target's, and a dumpable
+ * target; or CAP_SYS_PTRACE over the target's user namespace: what
+ * ptrace's own credential check asks, repeated at each load because the
+ * thread may have changed since it was traced.
  */
-static bool pfm_may_monitor(struct task_struct *task)
+static bool pfm_creds_allow(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
 	bool ok;
 
-	if (same_thread_group(task, current))
-		return true;
 	rcu_read_lock();
 	tcred = __task_cred(task);
 	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->uid) &&
@@ -218,6 +230,28 @@ static bool pfm_may_monitor(struct task_struct *task)
 		     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
 	return ok;
+}
+
+/*
+ * May the caller monitor @task?  A thread of its own process, always.
+ * Another process's thread only while the caller's process traces it,
+ * perfmon2's rule: ptrace_may_access() is not exported, and the attach
+ * that made the caller its tracer ran every check a ptrace attach runs,
+ * Yama's ptrace_scope and the other security modules' included, which
+ * a module cannot ask itself.  The tracer may detach once the context
+ * is loaded.
+ */
+static bool pfm_may_monitor(struct task_struct *task)
+{
+	if (same_thread_group(task, current))
+		return true;
+	if (!pfm_traced_by_caller(task)) {
+		pr_info_ratelimited("%s (pid %d) may not monitor pid %d: another process's thread is monitored only while the caller traces it; PTRACE_SEIZE it first (security modules and Yama's ptrace_scope decide), PTRACE_DETACH after the load\n",
+				    current->comm, task_tgid_nr(current),
+				    task_tgid_nr(task));
+		return false;
+	}
+	return pfm_creds_allow(task);
 }
 
 /*

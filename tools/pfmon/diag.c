@@ -78,8 +78,10 @@ void pfmon_explain(const char *what, int err)
 		break;
 	case EPERM:
 		fprintf(stderr,
-			"  that thread belongs to another user or is not dumpable:\n"
-			"  monitoring it needs CAP_SYS_PTRACE (run as root)\n");
+			"  pfmon must be allowed to trace it (ptrace): it belongs to another\n"
+			"  user or is not dumpable (that needs CAP_SYS_PTRACE: run as root), or\n"
+			"  Yama refuses (/proc/sys/kernel/yama/ptrace_scope: 1 allows only\n"
+			"  descendants, 2 only CAP_SYS_PTRACE, 3 nobody), or a security module\n");
 		break;
 	case EBUSY:
 		fprintf(stderr,

@@ -319,6 +319,30 @@ static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 	return s->sampling ? pfm_ring_map(t->fd, &t->ring) : 0;
 }
 
+/*
+ * Load t's context.  perfmon monitors another process's thread only
+ * while the caller traces it, so that Yama and the security modules
+ * decide: a command's threads are traced all along; a thread of -p is
+ * seized for the load and let go (it must be in a ptrace stop for
+ * that).  The errno of a failure is kept.
+ */
+static int target_load(struct pfmon_session *s, struct pfmon_target *t,
+		       pfarg_load_t *ld)
+{
+	bool seize = !s->system_wide && !s->traced;
+	int ret, err, st;
+
+	if (seize && ptrace(PTRACE_SEIZE, t->id, 0, 0))
+		return -1;
+	ret = pfm_load_context(t->fd, ld);
+	err = errno;
+	if (seize && !ptrace(PTRACE_INTERRUPT, t->id, 0, 0) &&
+	    waitpid(t->id, &st, __WALL) == t->id && WIFSTOPPED(st))
+		ptrace(PTRACE_DETACH, t->id, 0, 0);
+	errno = err;
+	return ret;
+}
+
 /* Program, load and start target t; the errno of a failure is kept. */
 static int target_start(struct pfmon_session *s, struct pfmon_target *t,
 			const char **step)
@@ -332,7 +356,7 @@ static int target_start(struct pfmon_session *s, struct pfmon_target *t,
 	memset(&ld, 0, sizeof(ld));
 	ld.load_pid = t->id;
 	*step = s->system_wide ? "cannot monitor CPU" : "cannot monitor thread";
-	if (pfm_load_context(t->fd, &ld))
+	if (target_load(s, t, &ld))
 		return -1;
 	t->loaded = true;
 	memset(&st, 0, sizeof(st));

@@ -3,7 +3,9 @@
  * Who may watch which thread (Documentation/security.rst): a monitored
  * thread that execs an image its owner may not read stops being
  * monitored before the image runs, unless the monitor had
- * CAP_SYS_PTRACE.
+ * CAP_SYS_PTRACE; and another process's thread is monitored only by
+ * its tracer, so that Yama and the other security modules decide, as
+ * they decide for ptrace.
  *
  * The privileged image is this program itself: the test copies it to a
  * setuid-root file on the guest's /tmp, and run with EXEC_ARG it makes
@@ -168,7 +170,8 @@ static void exec_watch(struct exec_seen *s, const char *image, bool self,
 	pid = fork();
 	if (pid == 0)
 		exec_target(fd, go[0], self, image);
-	if (pid < 0 || (!self && (pfm_load(fd, pid) || pfm_start(fd, NULL))))
+	if (pid < 0 ||
+	    (!self && (pfm_load_traced(fd, pid) || pfm_start(fd, NULL))))
 		s->err = 4;
 	if (write(go[1], "g", 1) != 1 || waitpid(pid, &s->status, 0) != pid)
 		s->err = 5;
@@ -295,6 +298,208 @@ TEST_F(exec, setuid_image_followed_with_cap_sys_ptrace)
 	EXPECT_EQ(ST_ROOT, s.status);
 	EXPECT_LE(EXEC_CALLS, s.count);
 	EXPECT_EQ(1, s.end);
+}
+
+/*
+ * Attach and Yama: at each ptrace_scope, a monitor loads a context on
+ * its child (a descendant), on a process of the same user that is not
+ * its descendant, and on one that granted it PR_SET_PTRACER.  Without
+ * tracing the target the load is refused (EPERM) at every scope; after
+ * PTRACE_SEIZE, whose answer is Yama's, it succeeds exactly when the
+ * seize did.  Before the fix (ABI 2.94) a uid-65534 load onto the
+ * same-uid non-descendant succeeded at scopes 1 and 2, where ptrace
+ * refused.
+ */
+#define YAMA		"/proc/sys/kernel/yama/ptrace_scope"
+#define T_CHILD		0
+#define T_OTHER		1
+#define T_GRANTED	2
+#define NR_TARGETS	3
+
+static const char * const target_name[NR_TARGETS] = {
+	"child", "non-descendant", "non-descendant with PR_SET_PTRACER",
+};
+
+/* What the monitor got for each target. */
+struct attach_seen {
+	int untraced[NR_TARGETS];	/* load without tracing: 0 or -errno */
+	int seize[NR_TARGETS];		/* PTRACE_SEIZE: 0 or -errno */
+	int traced[NR_TARGETS];		/* load after it: 0 or -errno */
+	int err;
+};
+
+static int yama_scope(void)
+{
+	return (int)read_num_or(YAMA, -1);
+}
+
+static int yama_set(int scope)
+{
+	char v[2] = { (char)('0' + scope), 0 };
+	int fd = open(YAMA, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, v, 1) == 1 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* A user process that waits to be killed; with @tracer, it grants it. */
+static pid_t waiter(bool user, pid_t tracer)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if ((user && become_user()) ||
+		    (tracer && prctl(PR_SET_PTRACER, tracer, 0, 0, 0)))
+			_exit(100);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+/* A load of a new context on @tid (then untraced if @traced): 0 or -errno. */
+static int try_load(pid_t tid, bool traced)
+{
+	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = pfm_load(fd, tid);
+	if (traced)
+		pfm_untrace(tid);
+	close(fd);
+	return ret;
+}
+
+/* The monitor: each target, untraced, then seized. */
+static void attach_watch(struct attach_seen *s, const pid_t *t)
+{
+	int i;
+
+	for (i = 0; i < NR_TARGETS; i++) {
+		s->untraced[i] = try_load(t[i], false);
+		s->seize[i] = ptrace(PTRACE_SEIZE, t[i], 0, 0) ? -errno : 0;
+		s->traced[i] = try_load(t[i], !s->seize[i]);
+	}
+}
+
+/*
+ * At @scope, a monitor (uid 65534, or root with @root) and its three
+ * targets, all uid 65534.  The findings in @s.
+ */
+static void attach_run(struct attach_seen *s, int scope, bool root)
+{
+	struct attach_seen *shared;
+	pid_t mon, t[NR_TARGETS];
+	int go[2], i;
+
+	memset(s, 0, sizeof(*s));
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED || pipe(go) || yama_set(scope)) {
+		s->err = 1;
+		return;
+	}
+	memset(shared, 0, sizeof(*shared));
+	mon = fork();
+	if (mon == 0) {
+		if (!root && become_user())
+			_exit(1);
+		t[T_CHILD] = waiter(false, 0);
+		if (read(go[0], &t[T_OTHER], 2 * sizeof(pid_t)) !=
+		    2 * sizeof(pid_t))
+			_exit(2);
+		attach_watch(shared, t);
+		kill(t[T_CHILD], SIGKILL);
+		waitpid(t[T_CHILD], NULL, 0);
+		_exit(0);
+	}
+	t[T_OTHER] = waiter(true, 0);
+	t[T_GRANTED] = waiter(true, mon);
+	usleep(20000);		/* the grant made */
+	if (write(go[1], &t[T_OTHER], 2 * sizeof(pid_t)) != 2 * sizeof(pid_t))
+		shared->err = 2;
+	if (waitpid(mon, &i, 0) != mon || !WIFEXITED(i) || WEXITSTATUS(i))
+		shared->err = 3;
+	for (i = T_OTHER; i < NR_TARGETS; i++) {
+		kill(t[i], SIGKILL);
+		waitpid(t[i], NULL, 0);
+	}
+	close(go[0]);
+	close(go[1]);
+	*s = *shared;
+	munmap(shared, sizeof(*shared));
+}
+
+FIXTURE(yama) {
+	int scope0;
+	bool ready;
+};
+
+FIXTURE_VARIANT(yama) {
+	int scope;
+	bool root;
+	bool allowed[NR_TARGETS];	/* what ptrace allows at the scope */
+};
+
+FIXTURE_VARIANT_ADD(yama, scope0) {
+	.scope = 0, .allowed = { true, true, true } };
+FIXTURE_VARIANT_ADD(yama, scope1) {
+	.scope = 1, .allowed = { true, false, true } };
+FIXTURE_VARIANT_ADD(yama, scope2) {
+	.scope = 2, .allowed = { false, false, false } };
+FIXTURE_VARIANT_ADD(yama, scope2_root) {
+	.scope = 2, .root = true, .allowed = { true, true, true } };
+/* Last: scope 3 cannot be lowered again until the guest reboots. */
+FIXTURE_VARIANT_ADD(yama, scope3) {
+	.scope = 3, .allowed = { false, false, false } };
+FIXTURE_VARIANT_ADD(yama, scope3_root) {
+	.scope = 3, .root = true, .allowed = { false, false, false } };
+
+FIXTURE_SETUP(yama)
+{
+	const char *s3 = getenv("PFM_YAMA_SCOPE3");
+
+	self->scope0 = yama_scope();
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	if (self->scope0 < 0)
+		SKIP(return, "no Yama in this kernel");
+	ASSERT_EQ(0, geteuid());
+	if (variant->scope == 3 && !(s3 && *s3 == '1'))
+		SKIP(return, "scope 3 is for good: PFM_YAMA_SCOPE3=1 runs it (a guest of its own)");
+	if (self->scope0 > variant->scope)
+		SKIP(return, "scope %d cannot be lowered", self->scope0);
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(yama)
+{
+	if (self->scope0 >= 0 && self->scope0 < 3)
+		yama_set(self->scope0);
+}
+
+TEST_F(yama, load_follows_ptrace)
+{
+	struct attach_seen s;
+	int i;
+
+	if (!self->ready)
+		return;		/* skipped */
+	attach_run(&s, variant->scope, variant->root);
+	ASSERT_EQ(0, s.err);
+	for (i = 0; i < NR_TARGETS; i++) {
+		TH_LOG("scope %d, %s monitor, %s: untraced load %d, seize %d, traced load %d",
+		       variant->scope, variant->root ? "root" : "uid 65534",
+		       target_name[i], s.untraced[i], s.seize[i],
+		       s.traced[i]);
+		EXPECT_EQ(-EPERM, s.untraced[i]);
+		EXPECT_EQ(variant->allowed[i] ? 0 : -EPERM, s.seize[i]);
+		EXPECT_EQ(variant->allowed[i] ? 0 : -EPERM, s.traced[i]);
+	}
 }
 
 TEST_HARNESS_MAIN

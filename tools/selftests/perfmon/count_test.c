@@ -444,7 +444,7 @@ static int try_attach_ok(void *arg)
 
 	if (fd < 0)
 		return 101;
-	return pfm_load(fd, *(pid_t *)arg) == 0 ? 0 : 103;
+	return pfm_load_traced(fd, *(pid_t *)arg) == 0 ? 0 : 103;
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -297,6 +298,35 @@ static inline int pfm_load(int fd, uint32_t target)
 	memset(&load, 0, sizeof(load));
 	load.load_pid = target;
 	return pfm_load_context(fd, &load) ? -errno : 0;
+}
+
+/*
+ * Stop tracing @tid, which the caller seized: detaching needs it in a
+ * ptrace stop, so interrupt it and wait for the stop first.
+ */
+static inline void pfm_untrace(pid_t tid)
+{
+	int st;
+
+	if (!ptrace(PTRACE_INTERRUPT, tid, 0, 0) &&
+	    waitpid(tid, &st, __WALL) == tid && WIFSTOPPED(st))
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+}
+
+/*
+ * pfm_load() on a thread of another process: the caller must trace it
+ * at the load (Documentation/security.rst), so seize it, load, and let
+ * it go.  0, -errno of PTRACE_SEIZE (ptrace refused), or of the load.
+ */
+static inline int pfm_load_traced(int fd, pid_t tid)
+{
+	int ret;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0, 0))
+		return -errno;
+	ret = pfm_load(fd, tid);
+	pfm_untrace(tid);
+	return ret;
 }
 
 /* Create set @id with @flags (a switch timeout of @timeout ns); 0 or -errno. */
