@@ -469,6 +469,7 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, u64 tstamp);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
 extern unsigned long pfm_smpl_mem_max;
+extern unsigned int pfm_smpl_user_mlock_kb;
 void pfm_smpl_mem_init(void);
 unsigned long pfm_smpl_mem_used(void);
 

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/kmod.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -20,6 +21,8 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -171,40 +174,89 @@ static void pfm_smpl_mem_unreserve(size_t size)
 }
 
 /*
- * Charge the pages of @buf to the caller's locked_vm, within its
- * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK (account_locked_vm()'s
- * rule) or the paranoid level is -1 (perf's rule for perf_event_mlock_kb).
- * Kernel threads have no mm: nothing to charge.
+ * KiB per online CPU a user's buffers may lock beyond RLIMIT_MEMLOCK:
+ * perf_event_mlock_kb's default (sysfs smpl_user_mlock_kb).
+ */
+unsigned int pfm_smpl_user_mlock_kb = 516;
+
+/* Pages the user of the caller may lock in all: allowance + rlimit. */
+static unsigned long pfm_smpl_user_limit(void)
+{
+	unsigned long allow = READ_ONCE(pfm_smpl_user_mlock_kb) >>
+			      (PAGE_SHIFT - 10);
+
+	return allow * num_online_cpus() + (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
+}
+
+/*
+ * Charge @pages to the caller's user (user->locked_vm, which perf,
+ * io_uring and BPF charge too), within the allowance and the caller's
+ * RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK or the paranoid level is
+ * -1 (perf's rules): a per-process charge let one user lock as much as
+ * it liked with more processes.  0 or -ENOMEM.
+ */
+static int pfm_smpl_charge_user(struct user_struct *user, unsigned long pages,
+				bool bypass)
+{
+	unsigned long total = atomic_long_add_return(pages, &user->locked_vm);
+	unsigned long limit;
+
+	if (bypass)
+		return 0;
+	limit = pfm_smpl_user_limit();
+	if (total <= limit)
+		return 0;
+	atomic_long_sub(pages, &user->locked_vm);
+	pr_info_ratelimited("a %lu KiB sampling buffer would bring the locked memory of uid %u to %lu KiB, over its RLIMIT_MEMLOCK plus /sys/kernel/perfmon/smpl_user_mlock_kb per CPU (%lu KiB): raise ulimit -l or that file, or use fewer or smaller buffers\n",
+			    pages << (PAGE_SHIFT - 10),
+			    from_kuid_munged(&init_user_ns, current_uid()),
+			    total << (PAGE_SHIFT - 10),
+			    limit << (PAGE_SHIFT - 10));
+	return -ENOMEM;
+}
+
+/*
+ * Charge the pages of @buf to the caller's user (pfm_smpl_charge_user())
+ * and show them in its process's VmLck.  Kernel threads have no mm:
+ * nothing to charge.
  */
 static int pfm_smpl_charge(struct pfm_smpl_buf *buf)
 {
+	unsigned long pages = buf->size >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
+	struct user_struct *user;
 	bool bypass;
 	int ret;
 
 	if (!mm)
 		return 0;
 	bypass = READ_ONCE(pfm_paranoid) < 0 || capable(CAP_IPC_LOCK);
-	mmap_write_lock(mm);
-	ret = __account_locked_vm(mm, buf->size >> PAGE_SHIFT, true, current,
-				  bypass);
-	mmap_write_unlock(mm);
+	user = get_current_user();
+	ret = pfm_smpl_charge_user(user, pages, bypass);
 	if (ret) {
-		pr_info_ratelimited("a %zu KiB sampling buffer exceeds RLIMIT_MEMLOCK of %s: raise it (ulimit -l) or ask for a smaller buffer\n",
-				    buf->size >> 10, current->comm);
+		free_uid(user);
 		return ret;
 	}
+	/* Accounting only: the user's limit above is the bound. */
+	mmap_write_lock(mm);
+	__account_locked_vm(mm, pages, true, current, true);
+	mmap_write_unlock(mm);
 	mmgrab(mm);
 	buf->mm = mm;
+	buf->user = user;
 	return 0;
 }
 
 static void pfm_smpl_uncharge(struct pfm_smpl_buf *buf)
 {
+	unsigned long pages = buf->size >> PAGE_SHIFT;
+
 	if (!buf->mm)
 		return;
-	account_locked_vm(buf->mm, buf->size >> PAGE_SHIFT, false);
+	account_locked_vm(buf->mm, pages, false);
 	mmdrop(buf->mm);
+	atomic_long_sub(pages, &buf->user->locked_vm);
+	free_uid(buf->user);
 }
 
 /*

@@ -11,6 +11,8 @@
  *   smpl_buffer_mem_max     bytes all sampling buffers may take together
  *                           (-1: no limit; default 1/16 of RAM)
  *   smpl_buffer_mem_cur     bytes they take now (read-only)
+ *   smpl_user_mlock_kb      KiB per CPU a user's buffers may lock beyond
+ *                           RLIMIT_MEMLOCK (perf_event_mlock_kb; 516)
  *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
@@ -132,6 +134,29 @@ static ssize_t smpl_buffer_mem_cur_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%lu\n", pfm_smpl_mem_used());
 }
 
+static ssize_t smpl_user_mlock_kb_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(pfm_smpl_user_mlock_kb));
+}
+
+static ssize_t smpl_user_mlock_kb_store(struct kobject *kobj,
+					struct kobj_attribute *attr,
+					const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtouint(buf, 0, &v);
+	if (ret)
+		return ret;
+	/* Lowering it frees nothing: buffers in use stay charged. */
+	WRITE_ONCE(pfm_smpl_user_mlock_kb, v);
+	return count;
+}
+
 static struct kobj_attribute pfm_attr_version = __ATTR_RO(version);
 static struct kobj_attribute pfm_attr_task = __ATTR_RO(task_sessions_count);
 static struct kobj_attribute pfm_attr_sys = __ATTR_RO(sys_sessions_count);
@@ -141,6 +166,8 @@ static struct kobj_attribute pfm_attr_paranoid = __ATTR_RW_MODE(paranoid, 0644);
 static struct kobj_attribute pfm_attr_mem_max =
 	__ATTR_RW_MODE(smpl_buffer_mem_max, 0644);
 static struct kobj_attribute pfm_attr_mem_cur = __ATTR_RO(smpl_buffer_mem_cur);
+static struct kobj_attribute pfm_attr_user_mlock =
+	__ATTR_RW_MODE(smpl_user_mlock_kb, 0644);
 
 static struct attribute *pfm_attrs[] = {
 	&pfm_attr_version.attr,
@@ -150,6 +177,7 @@ static struct attribute *pfm_attrs[] = {
 	&pfm_attr_paranoid.attr,
 	&pfm_attr_mem_max.attr,
 	&pfm_attr_mem_cur.attr,
+	&pfm_attr_user_mlock.attr,
 	NULL,
 };
 

@@ -59,7 +59,9 @@ struct pfm_ovfl_arg {
  * @size: bytes, a multiple of PAGE_SIZE
  * @flags: PFM_SMPL_*, set by the format's @init
  * @priv: the format's own state (never mapped); set by @init
- * @mm: the address space charged for the pages (RLIMIT_MEMLOCK)
+ * @mm: the address space whose VmLck shows the pages
+ * @user: the user charged for them (its locked_vm, within its
+ *        allowance and RLIMIT_MEMLOCK; Documentation/security.rst)
  */
 struct pfm_smpl_buf {
 	const struct pfm_smpl_fmt *fmt;
@@ -68,6 +70,7 @@ struct pfm_smpl_buf {
 	u32 flags;
 	void *priv;
 	struct mm_struct *mm;
+	struct user_struct *user;
 };
 
 /**

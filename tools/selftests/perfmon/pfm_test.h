@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
@@ -434,6 +435,23 @@ static inline int become_nobody(void)
 {
 	return setresgid(65534, 65534, 65534) ||
 	       setresuid(65534, 65534, 65534) ? -errno : 0;
+}
+
+/* Occurrences of @s in the kernel log. */
+static inline int klog_count(const char *s)
+{
+	static char buf[1 << 20];
+	int n = 0, len = klogctl(3, buf, sizeof(buf) - 1);
+	char *p = buf;
+
+	if (len < 0)
+		return -1;
+	buf[len] = 0;
+	while ((p = strstr(p, s))) {
+		n++;
+		p += strlen(s);
+	}
+	return n;
 }
 
 #define PFM_SYSFS	"/sys/kernel/perfmon/"

@@ -473,6 +473,7 @@ TEST(rlimit_lifted_by_cap_ipc_lock_or_paranoid_minus1)
 
 	if (getuid() != 0)
 		SKIP(return, "needs root");
+	ASSERT_EQ(0, knob_write("smpl_user_mlock_kb", "0"));
 	rlimit_drops = false;		/* root: CAP_IPC_LOCK */
 	EXPECT_EQ(0, run_child(rlimit_child));
 	rlimit_drops = true;
@@ -480,6 +481,73 @@ TEST(rlimit_lifted_by_cap_ipc_lock_or_paranoid_minus1)
 	ASSERT_EQ(0, set_paranoid(-1));
 	EXPECT_EQ(0, run_child(rlimit_child));
 	EXPECT_EQ(0, set_paranoid(saved));
+	EXPECT_EQ(0, knob_write("smpl_user_mlock_kb", "516"));
+}
+
+/*
+ * Locked memory is charged to the user, not the process: two processes
+ * of uid 65534, each with RLIMIT_MEMLOCK 256 KiB and no allowance, hold
+ * 192 and 128 KiB buffers only one at a time (before this change each
+ * process had its own 256 KiB, and both got theirs); with an allowance
+ * of 64 KiB per CPU they both fit.  The refusal is ENOMEM and one log
+ * line naming the limit.
+ */
+static int memlock_holder(int go, int done)
+{
+	struct rlimit rl = { 256 * KIB, 256 * KIB };
+	char c;
+	int fd;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || become_nobody())
+		return 100;
+	fd = dfl_ctx(192 * KIB);
+	if (write(done, fd < 0 ? "n" : "y", 1) != 1 || read(go, &c, 1) != 1)
+		return 101;
+	return fd < 0 ? 102 : 0;
+}
+
+/* A second process of the same user asks for 128 KiB: 0 or -errno. */
+static int memlock_second(void)
+{
+	struct rlimit rl = { 256 * KIB, 256 * KIB };
+	int fd;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || become_nobody())
+		return 100;
+	fd = dfl_ctx(128 * KIB);
+	return fd < 0 ? -fd : 0;
+}
+
+TEST(memlock_charged_per_user)
+{
+	const char *line = "over its RLIMIT_MEMLOCK plus /sys/kernel/perfmon/smpl_user_mlock_kb";
+	int go[2], done[2], logged, st;
+	pid_t holder;
+	char c;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, knob_write("smpl_user_mlock_kb", "0"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	holder = fork();
+	if (holder == 0)
+		_exit(memlock_holder(go[0], done[1]));
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_EQ('y', c) TH_LOG("the first 192 KiB buffer was refused");
+	logged = klog_count(line);
+	EXPECT_EQ(ENOMEM, run_child(memlock_second));
+	EXPECT_EQ(logged + 1, klog_count(line));
+	ASSERT_EQ(0, knob_write("smpl_user_mlock_kb", "64"));
+	EXPECT_EQ(0, run_child(memlock_second));
+	EXPECT_EQ(0, knob_write("smpl_user_mlock_kb", "516"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(holder, waitpid(holder, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	/* The holder's buffer is uncharged at its exit. */
+	ASSERT_EQ(0, knob_write("smpl_user_mlock_kb", "0"));
+	EXPECT_EQ(0, run_child(memlock_second));
+	EXPECT_EQ(0, knob_write("smpl_user_mlock_kb", "516"));
 }
 
 /* ------------------------------------------------------------------ */

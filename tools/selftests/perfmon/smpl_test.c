@@ -1394,7 +1394,10 @@ TEST(memlock_enomem)
 		SKIP(return, "not the software PMU");
 	if (getuid() != 0)
 		SKIP(return, "needs root to switch users");
+	/* No allowance beyond the rlimit (perf's 516 KiB per CPU). */
+	ASSERT_EQ(0, knob_write("smpl_user_mlock_kb", "0"));
 	status = run_child(memlock_child);
+	EXPECT_EQ(0, knob_write("smpl_user_mlock_kb", "516"));
 	TH_LOG("child: %d (0 ok; 101 1 MiB granted; 103 16 KiB refused; else the 1 MiB errno)",
 	       status);
 	EXPECT_EQ(0, status);

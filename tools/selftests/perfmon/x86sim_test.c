@@ -115,23 +115,6 @@ static const char *desc_str(const char *file)
 	return buf;
 }
 
-/* Occurrences of @s in the kernel log. */
-static int klog_count(const char *s)
-{
-	static char buf[1 << 20];
-	int n = 0, len = klogctl(3, buf, sizeof(buf) - 1);
-	char *p = buf;
-
-	if (len < 0)
-		return -1;
-	buf[len] = 0;
-	while ((p = strstr(p, s))) {
-		n++;
-		p += strlen(s);
-	}
-	return n;
-}
-
 static uint32_t counter_width(void)
 {
 	struct pfarg_pmu_info info;
