@@ -18,11 +18,14 @@
  * this CPU's pending word and queues an irq_work, which reports them to
  * the core with pfm_interrupt().  Until then a pending counter reads as
  * its highest value (the core's rule).  LVTPC is re-armed on every NMI
- * we claim: Intel masks it when it delivers one.
+ * while the PMU is ours: Intel masks it when it delivers one.  The status
+ * is read again until it is clear, so that a wrap during the handler is
+ * not lost (pfm_x86_nmi()).
  */
 #define pr_fmt(fmt) "perfmon: " fmt
 
 #include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -34,6 +37,9 @@
 
 /* Driver settings */
 #define PFM_X86_CFG_USER_RDPMC	0
+
+/* Status reads per NMI before the handler gives up (perf's limit). */
+#define PFM_X86_NMI_LOOPS	100
 
 /**
  * struct pfm_x86_cpu - the engine's state on one CPU
@@ -279,40 +285,72 @@ static void pfm_x86_rebias(struct pfm_x86_pmu *xp, u64 ovf)
 	}
 }
 
+/*
+ * Find the counters that wrapped since the last pass and acknowledge
+ * them: clear their status bits, or set the bias of a scanned counter
+ * again.  They are added to this CPU's pending word.
+ */
+static u64 pfm_x86_ack(struct pfm_x86_pmu *xp)
+{
+	u64 ovf;
+
+	if (!xp->global_status) {
+		ovf = pfm_x86_scan_wrapped(xp);
+		this_cpu_or(pfm_x86_cpu.pending, ovf);
+		return ovf;
+	}
+	ovf = pfm_x86_rdmsr(xp->global_status) & xp->claim;
+	if (!ovf)
+		return 0;
+	/* Rebias before the status clears: read_pmd stays at max. */
+	this_cpu_or(pfm_x86_cpu.pending, ovf);
+	pfm_x86_rebias(xp, ovf);
+	pfm_x86_wrmsr(xp->global_clr, ovf);
+	return ovf;
+}
+
 /**
  * pfm_x86_nmi() - the NMI handler (registered by the accessors)
  * @cmd: NMI_LOCAL
  * @regs: interrupted registers
  *
+ * A counter may wrap while the handler runs, after the status was read.
+ * Intel masks LVTPC as it delivers a PMI, so such a wrap raises no NMI
+ * of its own: the status is read again after each acknowledgment until
+ * it is clear, as perf's intel_pmu_handle_irq() does, at most
+ * PFM_X86_NMI_LOOPS times (a status bit that never clears would keep
+ * the CPU here).  LVTPC is unmasked first, so a wrap after the last read
+ * raises a new NMI.  A wrap handled here may have raised an NMI too (AMD
+ * does not mask LVTPC), which the CPU holds until this one returns: the
+ * number of counters handled is returned, and when it is above one the
+ * kernel swallows such a back-to-back NMI instead of calling it unknown.
+ *
  * Context: NMI: no lock, no sleep; anything more is left to the irq_work.
- * Return: NMI_HANDLED when one of our counters wrapped, else NMI_DONE.
+ * Return: how many of our counters wrapped, or NMI_DONE for none.
  */
 int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct pfm_x86_pmu *xp = pfm_x86;
-	u64 ovf;
+	unsigned int loops = 0;
+	u64 ovf, all = 0;
 
 	if (!this_cpu_read(pfm_x86_cpu.live))
 		return NMI_DONE;
-	if (xp->global_status) {
-		ovf = pfm_x86_rdmsr(xp->global_status) & xp->claim;
-		if (!ovf)
-			return NMI_DONE;
-		/* Rebias before the status clears: read_pmd stays at max. */
-		this_cpu_or(pfm_x86_cpu.pending, ovf);
-		pfm_x86_rebias(xp, ovf);
-		pfm_x86_wrmsr(xp->global_clr, ovf);
-	} else {
-		ovf = pfm_x86_scan_wrapped(xp);
-		if (!ovf)
-			return NMI_DONE;
-		this_cpu_or(pfm_x86_cpu.pending, ovf);
+	pfm_x86_lvtpc_nmi();
+	while ((ovf = pfm_x86_ack(xp))) {
+		all |= ovf;
+		if (++loops == PFM_X86_NMI_LOOPS) {
+			pr_warn_once("%s: overflow interrupt loop stuck (status %#llx after %u passes)\n",
+				     xp->pmu.pmu_name, ovf, loops);
+			break;
+		}
 	}
+	if (!all)
+		return NMI_DONE;
 	*this_cpu_ptr(&pfm_x86_cpu.regs) = *regs;
 	irq_work_queue(this_cpu_ptr(&pfm_x86_work));
-	pfm_x86_lvtpc_nmi();
 	atomic64_inc(&pfm_x86_claimed);
-	return NMI_HANDLED;
+	return hweight64(all);
 }
 
 /* Pending status bits to the PMDs the core knows them by. */

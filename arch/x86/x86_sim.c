@@ -18,6 +18,10 @@
  * the engine's handler runs in NMI context as on hardware.
  *   tick   (write) N: advance this CPU's enabled counters by N
  *   nmi    (write) HEX: OR HEX into this CPU's global status, send an NMI
+ *   inject (write) HEX [N]: at the next N (default 1) acknowledgments
+ *          the overflow handler makes on this CPU, the counters whose
+ *          status bits HEX names wrap as it acknowledges, as a counter
+ *          that overflows while the handler runs does on hardware
  *   regs   (read)  this CPU's registers and the NMI counts, key=value
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -26,6 +30,7 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
@@ -75,6 +80,8 @@ enum sim_kind { SIM_PLAIN, SIM_LEGACY_CTR, SIM_CTR, SIM_RO, SIM_CLR };
  * @lvtpc: the local APIC's LVTPC entry
  * @pce: CR4.PCE
  * @pmis: interrupts raised
+ * @inject: status bits of the counters to wrap at an acknowledgment
+ * @inject_left: acknowledgments that still wrap @inject
  */
 struct sim_cpu {
 	u64 sel[PFM_X86_MAX_GP];
@@ -86,6 +93,8 @@ struct sim_cpu {
 	u32 lvtpc;
 	bool pce;
 	unsigned long pmis;
+	u64 inject;
+	unsigned long inject_left;
 };
 
 static DEFINE_PER_CPU(struct sim_cpu, sim_cpu);
@@ -203,6 +212,22 @@ static unsigned int sim_reg_width(const u64 *r)
 	return sim_width;
 }
 
+static void sim_inject(void);
+
+/*
+ * Does a write of kind @k acknowledge an overflow?  From the NMI
+ * handler: the clear MSR of the global status, or, without one, a
+ * counter write (the handler sets the bias of a wrapped counter again).
+ */
+static bool sim_acknowledges(enum sim_kind k)
+{
+	if (!in_nmi())
+		return false;
+	if (sim_global)
+		return k == SIM_CLR;
+	return k == SIM_CTR || k == SIM_LEGACY_CTR;
+}
+
 int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
 {
 	enum sim_kind k;
@@ -240,6 +265,8 @@ int pfm_x86_wrmsr_safe(u32 msr, u64 value)
 	default:
 		*r = value;
 	}
+	if (sim_acknowledges(k))
+		sim_inject();
 	return 0;
 }
 
@@ -361,6 +388,22 @@ static bool sim_advance(u64 *ctr, unsigned int width, u64 n)
 	return *ctr < old || n > mask;
 }
 
+/*
+ * A wrap with its interrupt enabled: the local APIC delivers it as an
+ * NMI unless LVTPC is masked; Intel masks LVTPC as it delivers one, AMD
+ * does not.  An NMI sent while the NMI handler runs is held by the CPU
+ * until the handler returns.
+ */
+static void sim_pmi(struct sim_cpu *s)
+{
+	if ((s->lvtpc & APIC_LVT_MASKED) || s->lvtpc != APIC_DM_NMI)
+		return;
+	if (sim_intel)
+		s->lvtpc |= APIC_LVT_MASKED;
+	s->pmis++;
+	apic->send_IPI_self(NMI_VECTOR);
+}
+
 /* Counting on this CPU, interrupts off: what the hardware would do. */
 static void sim_tick(u64 n)
 {
@@ -387,12 +430,40 @@ static void sim_tick(u64 n)
 		s->gstatus |= BIT_ULL(PFM_X86_FIXED_STATUS + i);
 		pmi |= !!(f & 8);
 	}
-	if (!pmi || (s->lvtpc & APIC_LVT_MASKED) || s->lvtpc != APIC_DM_NMI)
+	if (pmi)
+		sim_pmi(s);
+}
+
+/*
+ * The counters @inject names wrap now: each passed its highest value
+ * (it reads 0), its status bit is set, and its interrupt is raised.
+ */
+static void sim_inject(void)
+{
+	struct sim_cpu *s = this_cpu_ptr(&sim_cpu);
+	unsigned int i;
+	bool pmi = false;
+
+	if (!s->inject_left)
 		return;
-	if (sim_intel)
-		s->lvtpc |= APIC_LVT_MASKED;
-	s->pmis++;
-	apic->send_IPI_self(NMI_VECTOR);
+	s->inject_left--;
+	for (i = 0; i < sim_gp; i++) {
+		if (!(s->inject & BIT_ULL(i)))
+			continue;
+		s->ctr[i] = 0;
+		if (sim_global)
+			s->gstatus |= BIT_ULL(i);
+		pmi |= !!(s->sel[i] & SIM_EVTSEL_INT);
+	}
+	for_each_set_bit(i, &sim_fixed, PFM_X86_MAX_FIXED) {
+		if (!(s->inject & BIT_ULL(PFM_X86_FIXED_STATUS + i)))
+			continue;
+		s->fixed[i] = 0;
+		s->gstatus |= BIT_ULL(PFM_X86_FIXED_STATUS + i);
+		pmi |= !!((s->fixed_ctrl >> (4 * i)) & 8);
+	}
+	if (pmi)
+		sim_pmi(s);
 }
 
 static ssize_t sim_tick_write(struct file *file, const char __user *ubuf,
@@ -427,6 +498,27 @@ static ssize_t sim_nmi_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+static ssize_t sim_inject_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	unsigned long n = 1;
+	char buf[48];
+	u64 bits;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%llx %lu", &bits, &n) < 1)
+		return -EINVAL;
+	preempt_disable();
+	this_cpu_write(sim_cpu.inject, bits);
+	this_cpu_write(sim_cpu.inject_left, n);
+	preempt_enable();
+	return len;
+}
+
 static int sim_regs_show(struct seq_file *m, void *v)
 {
 	struct sim_cpu s;
@@ -445,6 +537,7 @@ static int sim_regs_show(struct seq_file *m, void *v)
 		   s.fixed_ctrl, s.gctrl, s.gstatus);
 	seq_printf(m, "lvtpc=0x%x\npce=%d\npmis=%lu\nclaimed=%llu\n",
 		   s.lvtpc, s.pce, s.pmis, pfm_x86_nmis_claimed());
+	seq_printf(m, "inject_left=%lu\n", s.inject_left);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_regs);
@@ -455,6 +548,10 @@ static const struct file_operations sim_tick_fops = {
 
 static const struct file_operations sim_nmi_fops = {
 	.write = sim_nmi_write,
+};
+
+static const struct file_operations sim_inject_fops = {
+	.write = sim_inject_write,
 };
 
 /* The engine must give back every counter it took, on any path. */
@@ -493,6 +590,7 @@ static int __init pfm_x86_sim_init(void)
 	sim_dir = debugfs_create_dir("pfm_x86_sim", NULL);
 	debugfs_create_file("tick", 0200, sim_dir, NULL, &sim_tick_fops);
 	debugfs_create_file("nmi", 0200, sim_dir, NULL, &sim_nmi_fops);
+	debugfs_create_file("inject", 0200, sim_dir, NULL, &sim_inject_fops);
 	debugfs_create_file("regs", 0400, sim_dir, NULL, &sim_regs_fops);
 	pr_info("SIMULATED %s PMU registered (test module)\n", vendor);
 	return 0;

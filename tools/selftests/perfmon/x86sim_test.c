@@ -6,7 +6,8 @@
  * to a register file in memory (arch/x86/x86_sim.c).  What is simulated:
  * the MSRs, CPUID (module parameters), the NMI counter allocator and the
  * counting itself (debugfs pfm_x86_sim/tick advances the enabled
- * counters of the writing CPU).  What is real: /dev/perfmon and the core,
+ * counters of the writing CPU; pfm_x86_sim/inject wraps counters while
+ * the handler runs).  What is real: /dev/perfmon and the core,
  * the NMI (a self-NMI the simulator sends when a counter wraps with its
  * interrupt enabled), the engine's NMI handler and irq_work.
  *
@@ -506,6 +507,155 @@ TEST_F(sim, amd_perfmon_v2)
 	EXPECT_EQ(top + 10, pfm_read_pmd(fd, 0, 0));
 	ASSERT_EQ(0, pfm_stop(fd));
 	EXPECT_EQ(0, sim_reg("gctrl"));
+	close(fd);
+}
+
+/*
+ * A self-monitoring context on CPU 0: PMD0 at -100 and PMD1 at @pmd1,
+ * counting, both notifying with long reset values 777 and 888 when
+ * @notify.
+ */
+static int two_ctr_ctx(uint64_t pmd1, bool notify)
+{
+	pfarg_pmd_t pd[2];
+	int fd, i;
+
+	if (pin_to_cpu(0))
+		return -1;
+	fd = pfm_new_ctx(0);
+	if (fd < 0 || pfm_add_ctr(fd, 0, 0, COUNTING, 0, 0) ||
+	    pfm_add_ctr(fd, 0, 1, COUNTING, 0, 0))
+		return -1;
+	memset(pd, 0, sizeof(pd));
+	for (i = 0; i < 2; i++) {
+		pd[i].reg_num = i;
+		pd[i].reg_flags = notify ? PFM_REGFL_OVFL_NOTIFY : 0;
+		pd[i].reg_long_reset = 777 + 111 * i;
+	}
+	pd[0].reg_value = -100ull;
+	pd[1].reg_value = pmd1;
+	if (pfm_write_pmds(fd, pd, 2) || pfm_load(fd, gettid()) ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK))
+		return -1;
+	return fd;
+}
+
+/* Wrap PMD0 with a tick; one overflow message expected. */
+static int tick_and_read(int fd, union pfarg_msg *msg)
+{
+	if (pfm_start(fd, NULL) || sim_tick(100))
+		return -1;
+	return read(fd, msg, sizeof(*msg)) == sizeof(*msg) ? 0 : -1;
+}
+
+/*
+ * A counter that wraps while the overflow handler runs is not lost.
+ * The simulator stands in for hardware that QEMU's TCG cannot emulate:
+ * as the handler acknowledges PMD0's wrap (Intel and AMD PerfMonV2: the
+ * write to the status clear MSR; AMD without a global status: the
+ * write that sets the bias of the wrapped counter again), PMD1 wraps
+ * too and raises its interrupt, which Intel's masked LVTPC drops and
+ * AMD delivers as an NMI the CPU holds until the handler returns.
+ *
+ * One NMI reports both: one message with both PMDs, carrying the
+ * instruction pointer the NMI interrupted (the same as a lone wrap's:
+ * the simulator's tick), no second message, no second NMI claimed, no
+ * "unknown reason" NMI (the held one is swallowed: the handler returns
+ * two), and after the restart both PMDs hold their long reset values.
+ */
+static void check_wrap_in_handler(struct __test_metadata *_metadata,
+				  const char *params)
+{
+	const char *unknown = "NMI received for unknown reason";
+	union pfarg_msg msg;
+	uint64_t claimed, ip;
+	int fd, before;
+
+	ASSERT_EQ(0, sim_load(params));
+	/* A lone wrap of PMD0: the reference instruction pointer. */
+	fd = two_ctr_ctx(0, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tick_and_read(fd, &msg));
+	EXPECT_EQ(1, msg.pfm_ovfl_msg.msg_ovfl_pmds[0]);
+	ip = msg.pfm_ovfl_msg.msg_ovfl_ip;
+	close(fd);
+
+	fd = two_ctr_ctx(-1000ull, true);
+	ASSERT_LE(0, fd);
+	claimed = sim_reg("claimed");
+	before = klog_count(unknown);
+	ASSERT_EQ(0, sim_write("inject", "2"));
+	ASSERT_EQ(0, tick_and_read(fd, &msg));
+	TH_LOG("%s: message pmds %#llx ip %#llx (lone wrap: ip %#llx)",
+	       params, (unsigned long long)msg.pfm_ovfl_msg.msg_ovfl_pmds[0],
+	       (unsigned long long)msg.pfm_ovfl_msg.msg_ovfl_ip,
+	       (unsigned long long)ip);
+	EXPECT_EQ(0, sim_reg("inject_left"));
+	EXPECT_EQ(PFM_MSG_OVFL, msg.type);
+	EXPECT_EQ(3, msg.pfm_ovfl_msg.msg_ovfl_pmds[0]);
+	EXPECT_EQ(ip, msg.pfm_ovfl_msg.msg_ovfl_ip);
+	EXPECT_EQ(-1, read(fd, &msg, sizeof(msg)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(claimed + 1, sim_reg("claimed"));
+	EXPECT_EQ(before, klog_count(unknown));
+	EXPECT_EQ(APIC_DM_NMI, sim_reg("lvtpc"));
+	ASSERT_EQ(0, pfm_restart(fd));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(777, pfm_read_pmd(fd, 0, 0));
+	EXPECT_EQ(888, pfm_read_pmd(fd, 0, 1));
+	close(fd);
+}
+
+TEST_F(sim, intel_wrap_in_handler)
+{
+	check_wrap_in_handler(_metadata, "");
+}
+
+/* Intel without full-width writes: biased 31-bit counters. */
+TEST_F(sim, intel_legacy_wrap_in_handler)
+{
+	check_wrap_in_handler(_metadata, "fw_write=0");
+}
+
+/* AMD core counters: no global status, wraps found by their top bit. */
+TEST_F(sim, amd_wrap_in_handler)
+{
+	check_wrap_in_handler(_metadata, "vendor=amd");
+}
+
+TEST_F(sim, amd_v2_wrap_in_handler)
+{
+	check_wrap_in_handler(_metadata, "vendor=amd amd_v2_ctrs=5");
+}
+
+/*
+ * A status that never clears (here: PMD1 wraps again at each of 1000
+ * acknowledgments) does not keep the CPU in the handler: it gives up
+ * after 100 reads with one log line, and the NMIs that follow take the
+ * rest.  The context still counts afterwards.
+ */
+TEST_F(sim, intel_handler_loop_bounded)
+{
+	const char *stuck = "overflow interrupt loop stuck";
+	uint64_t claimed;
+	int fd, before = klog_count(stuck);
+
+	ASSERT_EQ(0, sim_load(""));
+	fd = two_ctr_ctx(-1000ull, false);
+	ASSERT_LE(0, fd);
+	claimed = sim_reg("claimed");
+	ASSERT_EQ(0, sim_write("inject", "2 1000"));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	ASSERT_EQ(0, sim_tick(100));
+	TH_LOG("%llu NMIs claimed for 1000 wraps in the handler",
+	       (unsigned long long)(sim_reg("claimed") - claimed));
+	EXPECT_EQ(0, sim_reg("inject_left"));
+	EXPECT_EQ(before + 1, klog_count(stuck));
+	EXPECT_LT(claimed + 1, sim_reg("claimed"));
+	EXPECT_EQ(APIC_DM_NMI, sim_reg("lvtpc"));
+	ASSERT_EQ(0, sim_tick(10));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(10, pfm_read_pmd(fd, 0, 0));
 	close(fd);
 }
 
