@@ -374,3 +374,61 @@ void pfm_ctx_cpu_up(struct pfm_context *ctx)
 {
 	pfm_activate_ipi(ctx);
 }
+
+/**
+ * pfm_cpu_pm_save() - save the set live here before the PMU loses its state
+ * @pmu: the description whose PMU is about to lose its registers
+ *
+ * For a CPU entering a power state that does not keep the PMU
+ * (CPU_PM_ENTER).  Counting stops and the live set's registers are
+ * saved in the set; the context stays live here, so that no other CPU
+ * works on it meanwhile (a core call waits for this CPU, whose
+ * interrupts are off) and it cannot be freed.  The core's view
+ * (counting, durations, set switching) is left as it was: the power
+ * state is invisible to it.  pfm_cpu_pm_restore() puts the set back.
+ *
+ * Context: interrupts disabled, on the CPU concerned, from its CPU PM
+ * notifier.
+ */
+void pfm_cpu_pm_save(struct pfm_pmu_config *pmu)
+{
+	struct pfm_context *ctx = this_cpu_read(pfm_cpu_ctx);
+
+	lockdep_assert_irqs_disabled();
+	if (!ctx || ctx->pmu != pmu)
+		return;
+	raw_spin_lock(&ctx->lock);
+	if (ctx->counting)
+		pmu->stop(pmu);
+	pfm_set_save_hw(ctx, ctx->active_set);
+	raw_spin_unlock(&ctx->lock);
+}
+EXPORT_SYMBOL_GPL(pfm_cpu_pm_save);
+
+/**
+ * pfm_cpu_pm_restore() - reload the set saved by pfm_cpu_pm_save()
+ * @pmu: the description, its per-CPU setup (@cpu_setup's state) redone
+ *
+ * For a CPU back from a power state (CPU_PM_EXIT), or that failed to
+ * enter it (CPU_PM_ENTER_FAILED): the live set's registers and driver
+ * settings are written again and counting resumes if it ran.
+ *
+ * Context: interrupts disabled, on the CPU concerned, from its CPU PM
+ * notifier.
+ */
+void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu)
+{
+	struct pfm_context *ctx = this_cpu_read(pfm_cpu_ctx);
+
+	lockdep_assert_irqs_disabled();
+	if (!ctx || ctx->pmu != pmu)
+		return;
+	raw_spin_lock(&ctx->lock);
+	pfm_set_load_hw(ctx, ctx->active_set);
+	if (pmu->num_cfg)
+		pmu->load_cfg(pmu, ctx->drv_cfg);
+	if (ctx->counting)
+		pmu->start(pmu);
+	raw_spin_unlock(&ctx->lock);
+}
+EXPORT_SYMBOL_GPL(pfm_cpu_pm_restore);

@@ -30,6 +30,12 @@
  * The counters and their enables are per CPU; every op runs on the CPU
  * whose PMU it touches, with interrupts disabled (the core's rule), so
  * the PMSELR_EL0 indirection never races with the interrupt handler.
+ *
+ * CPU power states: a CPU that enters a state which powers its PMU down
+ * (cpu_pm_enter(), from the idle driver) loses every register.  A CPU PM
+ * notifier saves the live context's registers on CPU_PM_ENTER and puts
+ * them back with the per-CPU setup on CPU_PM_EXIT or
+ * CPU_PM_ENTER_FAILED, as the kernel's arm_pmu does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +43,7 @@
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/bits.h>
+#include <linux/cpu_pm.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/module.h>
@@ -100,6 +107,10 @@ static struct pfm_regmap_desc pmuv3_pmc_desc[PMUV3_NUM_REGS];
 static struct pfm_regmap_desc pmuv3_pmd_desc[PMUV3_NUM_REGS];
 static char pmuv3_names[2][PMUV3_NUM_REGS][PFM_NAME_LEN];
 static int __percpu *pmuv3_irq_cookie;
+/* cpu_setup ran on this CPU and cpu_teardown did not; that CPU's own */
+static DEFINE_PER_CPU(bool, pmuv3_live);
+/* Overflow flags not yet taken when the CPU's PMU lost its state */
+static DEFINE_PER_CPU(u32, pmuv3_pm_ovs);
 
 static const struct pfm_regmap_desc pmuv3_cfg_desc[] = {
 	[PMUV3_CFG_EL0_ACCESS] = PFM_CFG_D("el0_access", 0),
@@ -165,7 +176,7 @@ static void pmuv3_stop(struct pfm_pmu_config *pmu)
 }
 
 /* Counters enabled one by one, counting gated by PMCR_EL0.E (start). */
-static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
+static void pmuv3_reset(void)
 {
 	u64 pmcr = 0;
 
@@ -178,11 +189,18 @@ static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
 	write_sysreg(pmuv3.ctr_mask, pmintenset_el1);
 	write_sysreg(pmuv3.ctr_mask, pmcntenset_el0);
 	isb();
+}
+
+static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
+{
+	pmuv3_reset();
 	enable_percpu_irq(pmuv3.irq, IRQ_TYPE_NONE);
+	this_cpu_write(pmuv3_live, true);
 }
 
 static void pmuv3_cpu_teardown(struct pfm_pmu_config *pmu)
 {
+	this_cpu_write(pmuv3_live, false);
 	disable_percpu_irq(pmuv3.irq);
 	write_sysreg(0, pmcr_el0);
 	write_sysreg(0, pmuserenr_el0);
@@ -387,6 +405,62 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.events		 = pmuv3_events,
 };
 
+/*
+ * The PMU is about to lose its registers.  Frozen first, so that no
+ * counter wraps between the read of the overflow flags and the save.
+ * A wrap whose interrupt was not taken yet (interrupts are off) is
+ * cleared here, so that the save reads the wrapped counter rather than
+ * read_pmd()'s highest value, and raised again on the way back.
+ */
+static void pmuv3_pm_enter(void)
+{
+	u32 ovs;
+
+	pmuv3_stop(&pmuv3_pmu);
+	ovs = read_sysreg(pmovsclr_el0) & pmuv3.ctr_mask;
+	write_sysreg(ovs, pmovsclr_el0);
+	isb();
+	this_cpu_write(pmuv3_pm_ovs, ovs);
+	pfm_cpu_pm_save(&pmuv3_pmu);
+}
+
+/*
+ * Back from the power state (or it was not entered): the per-CPU setup
+ * again, then the live context's registers; a wrap saved on the way in
+ * raises its interrupt once interrupts are enabled (PMOVSSET_EL0).
+ */
+static void pmuv3_pm_exit(void)
+{
+	pmuv3_reset();
+	pfm_cpu_pm_restore(&pmuv3_pmu);
+	write_sysreg(this_cpu_read(pmuv3_pm_ovs), pmovsset_el0);
+	isb();
+	this_cpu_write(pmuv3_pm_ovs, 0);
+}
+
+/* Runs on the CPU concerned, interrupts off (cpu_pm_enter/exit()). */
+static int pmuv3_cpu_pm_notify(struct notifier_block *nb, unsigned long cmd,
+			       void *v)
+{
+	if (!this_cpu_read(pmuv3_live))
+		return NOTIFY_DONE;
+	switch (cmd) {
+	case CPU_PM_ENTER:
+		pmuv3_pm_enter();
+		return NOTIFY_OK;
+	case CPU_PM_EXIT:
+	case CPU_PM_ENTER_FAILED:
+		pmuv3_pm_exit();
+		return NOTIFY_OK;
+	default:
+		return NOTIFY_DONE;
+	}
+}
+
+static struct notifier_block pmuv3_cpu_pm_nb = {
+	.notifier_call = pmuv3_cpu_pm_notify,
+};
+
 /* Describe counter @idx: its PMC (filters, event) and PMD. */
 static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
 {
@@ -544,14 +618,19 @@ static int __init pfm_pmuv3_init(void)
 	ret = pmuv3_request_irq();
 	if (ret)
 		return ret;
-	ret = pfm_pmu_register(&pmuv3_pmu);
+	ret = cpu_pm_register_notifier(&pmuv3_cpu_pm_nb);
 	if (ret)
 		goto free_irq;
+	ret = pfm_pmu_register(&pmuv3_pmu);
+	if (ret)
+		goto unregister_cpu_pm;
 	pr_info("PMUv3 (PMUVer %u): %u event counters + cycle counter, %u-bit, interrupt %d\n",
 		pmuv3.pmuver, pmuv3.num_ctrs, pmuv3_pmu.counter_width,
 		pmuv3.irq);
 	return 0;
 
+unregister_cpu_pm:
+	cpu_pm_unregister_notifier(&pmuv3_cpu_pm_nb);
 free_irq:
 	pmuv3_free_irq();
 	return ret;
@@ -561,6 +640,7 @@ free_irq:
 static void __exit pfm_pmuv3_exit(void)
 {
 	pfm_pmu_unregister(&pmuv3_pmu);
+	cpu_pm_unregister_notifier(&pmuv3_cpu_pm_nb);
 	pmuv3_free_irq();
 }
 

@@ -121,6 +121,10 @@ struct pfm_event_desc {
  * from those wraps.  It passes the registers of the interrupted code
  * (get_irq_regs() in an interrupt handler) for samples and messages.
  *
+ * A PMU that loses its registers in a CPU power state (CPU PM) calls
+ * pfm_cpu_pm_save() on CPU_PM_ENTER and, after redoing its @cpu_setup
+ * state, pfm_cpu_pm_restore() on CPU_PM_EXIT and CPU_PM_ENTER_FAILED.
+ *
  * Filled by the core at registration (the module leaves them zero):
  * @impl_pmcs: implemented PMCs
  * @impl_pmds: implemented PMDs
@@ -183,5 +187,7 @@ struct pfm_pmu_config {
 int pfm_pmu_register(struct pfm_pmu_config *pmu);
 void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
 void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs);
+void pfm_cpu_pm_save(struct pfm_pmu_config *pmu);
+void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu);
 
 #endif /* _PERFMON_PMU_H */

@@ -863,6 +863,174 @@ TEST(uread_across_overflows)
 	close(fd);
 }
 
+#define CPUPM_KO	"/modules/pfm_cpupm_test.ko"
+#define CPUPM_RUN	"/sys/kernel/debug/pfm_cpupm_test/run"
+
+/*
+ * The test module pfm_cpupm_test.ko (tools/selftests/perfmon/kapi/)
+ * loaded, its run file opened into *@run_fd; 0, or why to skip.
+ */
+static const char *cpupm_open(int *run_fd)
+{
+	int ret = module_load(CPUPM_KO, "");
+
+	if (ret && ret != -EEXIST)
+		return "no " CPUPM_KO " (a test module)";
+	*run_fd = open(CPUPM_RUN, O_WRONLY | O_CLOEXEC);
+	if (*run_fd < 0)
+		return "no " CPUPM_RUN;
+	if (write(*run_fd, "0", 1) != 1)
+		return "the kernel has no CPU PM (CONFIG_CPU_PM)";
+	return NULL;
+}
+
+static void cpupm_close(int run_fd)
+{
+	int tries = 200;
+
+	close(run_fd);
+	while (module_unload("pfm_cpupm_test") == -EAGAIN && --tries)
+		usleep(10000);
+}
+
+/*
+ * Counts of loop2(@n), a one-byte write of @what ("1": a power-state
+ * round trip on this CPU, "0": nothing) and loop2(@n) again: PMD0 and
+ * PMD @hi count INST_RETIRED at EL0, PMD31 cycles at EL0.  The user
+ * instructions are the same for "0" and "1".
+ */
+static int count_around_pm(int fd, int run_fd, const char *what, uint64_t n,
+			   int hi, uint64_t *c)
+{
+	if (pfm_start(fd, NULL))
+		return -1;
+	loop2(n);
+	if (write(run_fd, what, 1) != 1)
+		return -1;
+	loop2(n);
+	if (pfm_stop(fd))
+		return -1;
+	c[0] = pfm_read_pmd(fd, 0, 0);
+	c[1] = pfm_read_pmd(fd, 0, hi);
+	c[2] = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	return 0;
+}
+
+static int pm_ctx(int hi)
+{
+	int fd = pfm_new_ctx(0);
+
+	if (fd < 0 ||
+	    pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0) ||
+	    pfm_add_ctr(fd, 0, hi, EV_INST_RETIRED | EXCL_EL1, 0, 0) ||
+	    pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0) ||
+	    pfm_load(fd, gettid()))
+		return -1;
+	return fd;
+}
+
+/* Zero the three counters of pm_ctx(). */
+static int pm_zero(int fd, int hi)
+{
+	return pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0) ||
+	       pfm_add_ctr(fd, 0, hi, EV_INST_RETIRED | EXCL_EL1, 0, 0) ||
+	       pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0);
+}
+
+/*
+ * A CPU power state that loses the PMU's registers (cpu_pm_enter(), the
+ * registers clobbered, cpu_pm_exit(), interrupts off, by the test
+ * module, between two halves of a loop) loses no count: the description
+ * saves and restores the live context on CPU PM notifications.  With
+ * the same user instructions, the counts equal those of a run without
+ * the power state exactly, on two event counters and, within 0.1%, on
+ * the cycle counter (EL0 only, so the module's own kernel work is not
+ * counted in either run).  Without the notifier the counters are junk
+ * and stopped after the clobber.
+ */
+TEST(cpu_pm_state_kept)
+{
+	const uint64_t n = 100000;
+	uint64_t ref[3], pm[3], pm2[3];
+	const char *why;
+	int fd, run_fd, hi;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	why = cpupm_open(&run_fd);
+	if (why)
+		SKIP(return, "%s", why);
+	hi = num_ctrs() - 1;	/* the highest event counter */
+	ASSERT_LT(0, hi);
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = pm_ctx(hi);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, count_around_pm(fd, run_fd, "0", n, hi, ref));
+	ASSERT_EQ(0, pm_zero(fd, hi));
+	ASSERT_EQ(0, count_around_pm(fd, run_fd, "1", n, hi, pm));
+	ASSERT_EQ(0, pm_zero(fd, hi));
+	ASSERT_EQ(0, count_around_pm(fd, run_fd, "1", n, hi, pm2));
+	TH_LOG("PMD0, PMD%d (INST_RETIRED), PMD31 (cycles)", hi);
+	TH_LOG("no power state: %llu %llu %llu",
+	       (unsigned long long)ref[0], (unsigned long long)ref[1],
+	       (unsigned long long)ref[2]);
+	TH_LOG("power state: %llu %llu %llu, again %llu %llu %llu",
+	       (unsigned long long)pm[0], (unsigned long long)pm[1],
+	       (unsigned long long)pm[2], (unsigned long long)pm2[0],
+	       (unsigned long long)pm2[1], (unsigned long long)pm2[2]);
+	ASSERT_NE(0, ref[0]) TH_LOG("INST_RETIRED counts only under -icount");
+	EXPECT_EQ(ref[0], ref[1]);
+	EXPECT_EQ(ref[0], pm[0]);
+	EXPECT_EQ(ref[1], pm[1]);
+	EXPECT_EQ(ref[0], pm2[0]);
+	EXPECT_EQ(ref[1], pm2[1]);
+	EXPECT_GT(ref[2] / 1000 + 1, pm[2] > ref[2] ? pm[2] - ref[2] : ref[2] - pm[2]);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+	cpupm_close(run_fd);
+}
+
+/*
+ * A counter that wrapped before the power state, its interrupt not yet
+ * taken (interrupts are off), still reports its overflow afterwards:
+ * PMD0 starts 1000 instructions short of its 64-bit wrap, so it wraps
+ * in the first half of the loop (QEMU notices an INST_RETIRED wrap at
+ * the next PMU register access: the notifier's), and restarts from its
+ * reset value 0.  It then holds at least the second half's count and
+ * less than the whole loop's.  Without the notifier the overflow flag
+ * is lost with the PMU's state: no overflow, a junk count.
+ */
+TEST(cpu_pm_pending_overflow)
+{
+	const uint64_t n = 100000;
+	uint64_t c[3], ovfl;
+	const char *why;
+	int fd, run_fd, hi;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	why = cpupm_open(&run_fd);
+	if (why)
+		SKIP(return, "%s", why);
+	hi = num_ctrs() - 1;
+	ASSERT_LT(0, hi);
+	ASSERT_EQ(0, quiet_cpus(true));
+	fd = pm_ctx(hi);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -1000ull, 0));
+	ASSERT_EQ(0, count_around_pm(fd, run_fd, "1", n, hi, c));
+	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
+	TH_LOG("PMD0 after its wrap %llu, PMD%d %llu in all, overflowed %#llx",
+	       (unsigned long long)c[0], hi, (unsigned long long)c[1],
+	       (unsigned long long)ovfl);
+	EXPECT_EQ(1, ovfl);
+	EXPECT_LE(2 * n, c[0]);
+	EXPECT_GT(c[1] - 1000, c[0]);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+	cpupm_close(run_fd);
+}
+
 /*
  * A CPU that went offline and came back has its PMU set up again: a
  * thread on it counts and takes overflow interrupts
