@@ -287,6 +287,8 @@ int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 	ctx->pmu = pmu;
 	ctx->smpl = smpl;
 	list_add(&set0->list, &ctx->sets);
+	ctx->nr_sets = 1;
+	ctx->sets_duration = 0;
 	ctx->active_set = set0;
 	pfm_cfg_init(ctx);
 	ctx->state = PFM_CTX_UNLOADED;

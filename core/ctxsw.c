@@ -171,12 +171,15 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu_config *pmu = ctx->pmu;
+	u64 ran;
 
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->counting)
 		return;
 	pmu->stop(pmu);
-	ctx->active_set->duration += local_clock() - ctx->live_since;
+	ran = local_clock() - ctx->live_since;
+	ctx->active_set->duration += ran;
+	ctx->sets_duration += ran;
 	pfm_switch_timer_stop(ctx);
 	ctx->counting = false;
 }

@@ -19,6 +19,7 @@
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <asm/ptrace.h>
@@ -324,6 +325,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	struct pfm_context *ctx;
 	bool wake = false;
 	unsigned int i;
+	u64 t0;
 
 	lockdep_assert_irqs_disabled();
 	/*
@@ -333,6 +335,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	ctx = pfm_ctx_current();
 	if (!ctx)
 		return;
+	t0 = local_clock();
 	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu != smp_processor_id())
 		goto unlock;
@@ -350,6 +353,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	pfm_upage_update(ctx);
 unlock:
 	raw_spin_unlock(&ctx->lock);
+	pfm_irqoff_note(t0);
 	/* Not here: wake-ups take locks that sleep on PREEMPT_RT. */
 	if (wake)
 		pfm_msg_wake_irq(ctx);

@@ -136,6 +136,11 @@ struct completion;
  * @flags: PFM_FL_* given at creation
  * @pmu: description in use (module reference held), NULL while NEW
  * @sets: event sets sorted by id; set 0 exists from creation on
+ * @nr_sets: entries of @sets, at most pfm_sets_per_ctx_max when they
+ *           were created (core/sets.c: the bound of every walk of @sets)
+ * @sets_duration: the sum of @duration over @sets, kept as they change,
+ *                 so that the control page's time_enabled, rewritten on
+ *                 every switch, costs no walk of @sets
  * @dead_sets: sets deleted, to be freed outside the lock
  * @active_set: the set counting (or to count) while loaded
  * @started: pfm_start() was called and pfm_stop() not since
@@ -204,6 +209,8 @@ struct pfm_context {
 	u32 flags;
 	struct pfm_pmu_config *pmu;
 	struct list_head sets;
+	unsigned int nr_sets;
+	u64 sets_duration;
 	struct list_head dead_sets;
 	struct pfm_event_set *active_set;
 	bool started;
@@ -361,6 +368,10 @@ void pfm_switch_timer_stop(struct pfm_context *ctx);
 void pfm_switch_timer_init(struct pfm_context *ctx);
 bool pfm_has_other_set(struct pfm_context *ctx);
 void pfm_free_dead_sets(struct pfm_context *ctx);
+extern unsigned int pfm_sets_per_ctx_max;
+void pfm_irqoff_note(u64 since);
+u64 pfm_irqoff_max_ns(void);
+void pfm_irqoff_reset(void);
 
 /* core/control.c: load, unload, start, stop, restart, sessions */
 int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req);

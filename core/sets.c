@@ -9,15 +9,65 @@
  * running time).  Stopping it never waits for a running callback (the
  * callback takes ctx->lock, which the stopper holds): a late callback
  * finds the context no longer live on its CPU and does nothing.
+ *
+ * Bounds: switching (timer, overflow, restart) and the context switch
+ * touch the active set and the next one only, never walk ctx->sets:
+ * the next set is the list successor, the control page's total time is
+ * kept in ctx->sets_duration.  What does walk the sets, under ctx->lock
+ * with interrupts off, is the lookup of each set an array call names
+ * (register writes and reads, the event-set calls, load and start):
+ * pfm_sets_per_ctx_max bounds it, at most that many steps per entry.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/lockdep.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include "perfmon.h"
 
 /* Shortest switch timeout: below it, switching would be all we do. */
 #define PFM_MIN_SWITCH_NS	(100 * NSEC_PER_USEC)
+
+/*
+ * Sets a context may hold (/sys/kernel/perfmon/sets_per_ctx_max).  64 is
+ * what pfmon multiplexes at most; with PFM_MAX_ARRAY entries a call then
+ * walks at most 65536 list entries with interrupts off.
+ */
+unsigned int pfm_sets_per_ctx_max = 64;
+
+/* Longest ctx->lock section of a switch timer or an overflow, in ns. */
+static atomic64_t pfm_irqoff_max = ATOMIC64_INIT(0);
+
+/**
+ * pfm_irqoff_note() - account an interrupts-off section of the switch path
+ * @since: local_clock() before its lock was taken
+ *
+ * Keeps the longest for /sys/kernel/perfmon/switch_irqoff_max_ns.
+ *
+ * Context: interrupts disabled.
+ */
+void pfm_irqoff_note(u64 since)
+{
+	s64 d = local_clock() - since;
+	s64 old = atomic64_read(&pfm_irqoff_max);
+
+	while (d > old && !atomic64_try_cmpxchg(&pfm_irqoff_max, &old, d))
+		;
+}
+
+/* The longest section noted since load or the last reset. */
+u64 pfm_irqoff_max_ns(void)
+{
+	return atomic64_read(&pfm_irqoff_max);
+}
+
+void pfm_irqoff_reset(void)
+{
+	atomic64_set(&pfm_irqoff_max, 0);
+}
 
 /* Is there a set other than the active one to switch to? */
 bool pfm_has_other_set(struct pfm_context *ctx)
@@ -47,11 +97,13 @@ static enum hrtimer_restart pfm_switch_timer_fn(struct hrtimer *timer)
 {
 	struct pfm_context *ctx = container_of(timer, struct pfm_context,
 					       switch_timer);
+	u64 t0 = local_clock();
 
 	raw_spin_lock(&ctx->lock);
 	if (ctx->live_cpu == smp_processor_id() && ctx->counting)
 		pfm_switch_sets(ctx);
 	raw_spin_unlock(&ctx->lock);
+	pfm_irqoff_note(t0);
 	return HRTIMER_NORESTART;
 }
 
@@ -197,6 +249,13 @@ static void pfm_set_insert(struct pfm_context *ctx, struct pfm_event_set *set)
 	list_add_tail(&set->list, &ctx->sets);
 }
 
+/* One line per burst: which knob lets the caller create more sets. */
+static void pfm_sets_refused(unsigned int max)
+{
+	pr_info_ratelimited("a context may hold %u event sets: CAP_SYS_ADMIN may raise /sys/kernel/perfmon/sets_per_ctx_max\n",
+			    max);
+}
+
 /**
  * __pfm_create_evtsets() - create event sets, or change existing ones
  * @ctx: the context, locked
@@ -205,16 +264,19 @@ static void pfm_set_insert(struct pfm_context *ctx, struct pfm_event_set *set)
  * @spare: sets allocated by the caller for the ids that do not exist;
  *         those used are taken (set to NULL)
  *
- * Return: 0; -EINVAL with an entry's set_flags marked; -EAGAIN when
- * @spare holds too few sets (the caller allocates more and retries);
- * -EBADFD before PFM_CREATE_CONTEXT.
+ * The new sets, with those the context holds, may not exceed
+ * pfm_sets_per_ctx_max: otherwise none is created.
+ *
+ * Return: 0; -EINVAL with an entry's set_flags marked; -ENOSPC past
+ * pfm_sets_per_ctx_max; -EAGAIN when @spare holds too few sets (the
+ * caller allocates more and retries); -EBADFD before PFM_CREATE_CONTEXT.
  */
 int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 			 unsigned int count, struct pfm_event_set **spare)
 	__must_hold(&ctx->lock)
 {
+	unsigned int i, n = 0, max;
 	struct pfm_event_set *set;
-	unsigned int i, n = 0;
 	u32 err;
 	int ret;
 
@@ -230,9 +292,18 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 				   err;
 		if (err)
 			return -EINVAL;
-		if (!pfm_find_set(ctx, req[i].set_id) && !spare[n++])
-			return -EAGAIN;
+		n += !pfm_find_set(ctx, req[i].set_id);
 	}
+	/* Lowering the knob leaves the sets a context holds. */
+	max = READ_ONCE(pfm_sets_per_ctx_max);
+	if (n > max - min(ctx->nr_sets, max)) {
+		pfm_sets_refused(max);
+		return -ENOSPC;
+	}
+	/* @spare ends with a NULL entry: this stops there at the latest. */
+	for (i = 0; i < n; i++)
+		if (!spare[i])
+			return -EAGAIN;
 	n = 0;
 	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
@@ -241,6 +312,7 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 			spare[n++] = NULL;
 			set->id = req[i].set_id;
 			pfm_set_insert(ctx, set);
+			ctx->nr_sets++;
 		}
 		set->flags = req[i].set_flags;
 		set->timeout = 0;
@@ -303,6 +375,8 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 							   struct pfm_event_set,
 							   list);
 		list_move(&set->list, &ctx->dead_sets);
+		ctx->nr_sets--;
+		ctx->sets_duration -= set->duration;
 	}
 	return 0;
 }

@@ -13,6 +13,11 @@
  *   smpl_buffer_mem_cur     bytes they take now (read-only)
  *   smpl_user_mlock_kb      KiB per CPU a user's buffers may lock beyond
  *                           RLIMIT_MEMLOCK (perf_event_mlock_kb; 516)
+ *   sets_per_ctx_max        event sets a context may hold (1..65536,
+ *                           default 64)
+ *   switch_irqoff_max_ns    longest ctx->lock section (interrupts off) of
+ *                           a set-switch timer or an overflow since load;
+ *                           writing 0 starts over
  *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
@@ -157,6 +162,56 @@ static ssize_t smpl_user_mlock_kb_store(struct kobject *kobj,
 	return count;
 }
 
+static ssize_t sets_per_ctx_max_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(pfm_sets_per_ctx_max));
+}
+
+static ssize_t sets_per_ctx_max_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtouint(buf, 0, &v);
+	if (ret)
+		return ret;
+	/* Set 0 always exists; set ids are 16 bits. */
+	if (!v || v > PFM_MAX_EVTSETS)
+		return -EINVAL;
+	WRITE_ONCE(pfm_sets_per_ctx_max, v);
+	return count;
+}
+
+static ssize_t switch_irqoff_max_ns_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", pfm_irqoff_max_ns());
+}
+
+/* Only 0: start the measure over. */
+static ssize_t switch_irqoff_max_ns_store(struct kobject *kobj,
+					  struct kobj_attribute *attr,
+					  const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtouint(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	pfm_irqoff_reset();
+	return count;
+}
+
 static struct kobj_attribute pfm_attr_version = __ATTR_RO(version);
 static struct kobj_attribute pfm_attr_task = __ATTR_RO(task_sessions_count);
 static struct kobj_attribute pfm_attr_sys = __ATTR_RO(sys_sessions_count);
@@ -168,6 +223,10 @@ static struct kobj_attribute pfm_attr_mem_max =
 static struct kobj_attribute pfm_attr_mem_cur = __ATTR_RO(smpl_buffer_mem_cur);
 static struct kobj_attribute pfm_attr_user_mlock =
 	__ATTR_RW_MODE(smpl_user_mlock_kb, 0644);
+static struct kobj_attribute pfm_attr_sets_max =
+	__ATTR_RW_MODE(sets_per_ctx_max, 0644);
+static struct kobj_attribute pfm_attr_irqoff =
+	__ATTR_RW_MODE(switch_irqoff_max_ns, 0644);
 
 static struct attribute *pfm_attrs[] = {
 	&pfm_attr_version.attr,
@@ -178,6 +237,8 @@ static struct attribute *pfm_attrs[] = {
 	&pfm_attr_mem_max.attr,
 	&pfm_attr_mem_cur.attr,
 	&pfm_attr_user_mlock.attr,
+	&pfm_attr_sets_max.attr,
+	&pfm_attr_irqoff.attr,
 	NULL,
 };
 

@@ -209,6 +209,8 @@ static bool errno_expected(enum fz_kind k, int e)
 		return k == K_IOCTL || k == K_MMAP;
 	case EBUSY: case ENOENT: case ENOTTY: case ESRCH:
 		return k == K_IOCTL;
+	case ENOSPC:	/* PFM_CREATE_EVTSETS past sets_per_ctx_max */
+		return k == K_IOCTL;
 	case ENOMEM:
 		return k == K_IOCTL || k == K_MMAP || k == K_OPEN ||
 		       k == K_FCNTL;

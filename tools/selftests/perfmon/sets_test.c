@@ -4,10 +4,14 @@
  * whose set durations add up to the counting time, per-set counts that
  * match their durations (set_runs and set_act_duration let a tool
  * scale), and overflow-based switching after reg_ovfl_switch_cnt
- * overflows.
+ * overflows.  The cap on sets per context (sets_per_ctx_max) and the
+ * interrupts-off time of switching at that cap.
  */
+#include <linux/capability.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
+
+#define CAP_SYS_ADMIN_BIT	21
 
 #define MS	1000000ull
 
@@ -156,6 +160,220 @@ TEST(overflow_switching)
 		EXPECT_LE(start, pd.reg_value);	/* reset, below the wrap */
 	}
 	close(fd);
+}
+
+/*
+ * Create (or change) sets @first..@first + @n - 1 with @flags and
+ * @timeout, PFM_MAX_ARRAY entries per call; 0 or -errno of the first
+ * call that failed.
+ */
+static int create_sets(int fd, unsigned int first, unsigned int n,
+		       uint32_t flags, uint64_t timeout)
+{
+	pfarg_setdesc_t *sd = calloc(n, sizeof(*sd));
+	unsigned int i, k;
+	int ret = 0;
+
+	if (!sd)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		sd[i].set_id = first + i;
+		sd[i].set_flags = flags;
+		sd[i].set_timeout = timeout;
+	}
+	for (i = 0; i < n && !ret; i += k) {
+		k = n - i < PFM_MAX_ARRAY ? n - i : PFM_MAX_ARRAY;
+		ret = pfm_array(fd, PFM_CREATE_EVTSETS, sd + i, k);
+	}
+	free(sd);
+	return ret;
+}
+
+static int knob_write_num(const char *name, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	return knob_write(name, buf);
+}
+
+/* Nobody may not write the knob (mode 0644); exit 0 or the step. */
+static int sets_knob_nobody_child(void)
+{
+	if (become_nobody())
+		return 100;
+	return knob_write("sets_per_ctx_max", "100000") == -EACCES ? 0 : 101;
+}
+
+/* Root without CAP_SYS_ADMIN may not either: -EPERM. */
+static int sets_knob_nocap_child(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return 100;
+	d[0].effective &= ~(1u << CAP_SYS_ADMIN_BIT);
+	if (syscall(SYS_capset, &h, d))
+		return 101;
+	if (knob_write("sets_per_ctx_max", "1000") != -EPERM)
+		return 102;
+	return knob_write("switch_irqoff_max_ns", "0") == -EPERM ? 0 : 103;
+}
+
+/*
+ * sets_per_ctx_max sets per context, set 0 included: up to it creation
+ * succeeds, one more fails with ENOSPC and creates nothing (the whole
+ * array is refused), changing an existing set still works; root raises
+ * the knob, nobody and root without CAP_SYS_ADMIN may not write it.
+ */
+TEST(sets_per_ctx_cap)
+{
+	long long cap = knob_read("sets_per_ctx_max");
+	pfarg_setinfo_t si;
+	int fd;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to write the knob");
+	ASSERT_LT(0, cap) {
+		TH_LOG("no /sys/kernel/perfmon/sets_per_ctx_max");
+	}
+	ksft_print_msg("sets_per_ctx_max: %lld\n", cap);
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, create_sets(fd, 1, cap - 1, 0, 0));
+	EXPECT_EQ(-ENOSPC, create_sets(fd, cap, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, pfm_set_info(fd, cap, &si));
+	/* Existing sets are not new ones. */
+	EXPECT_EQ(0, create_sets(fd, cap - 2, 2, PFM_SETFL_TIME_SWITCH, MS));
+
+	ASSERT_EQ(0, knob_write_num("sets_per_ctx_max", cap + 1));
+	EXPECT_EQ(cap + 1, knob_read("sets_per_ctx_max"));
+	/* Two new sets, room for one: none is created. */
+	EXPECT_EQ(-ENOSPC, create_sets(fd, cap, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, pfm_set_info(fd, cap, &si));
+	EXPECT_EQ(0, create_sets(fd, cap, 1, 0, 0));
+	EXPECT_EQ(0, pfm_set_info(fd, cap, &si));
+	EXPECT_EQ(-ENOSPC, create_sets(fd, cap + 1, 1, 0, 0));
+	/* Lowering it keeps the sets; no new one. */
+	ASSERT_EQ(0, knob_write_num("sets_per_ctx_max", 2));
+	EXPECT_EQ(0, pfm_set_info(fd, cap, &si));
+	EXPECT_EQ(-ENOSPC, create_sets(fd, cap + 1, 1, 0, 0));
+
+	EXPECT_EQ(-EINVAL, knob_write("sets_per_ctx_max", "0"));
+	EXPECT_EQ(-EINVAL, knob_write("sets_per_ctx_max", "65537"));
+	EXPECT_EQ(0, run_child(sets_knob_nobody_child));
+	EXPECT_EQ(0, run_child(sets_knob_nocap_child));
+	EXPECT_EQ(2, knob_read("sets_per_ctx_max"));
+	EXPECT_EQ(0, knob_write_num("sets_per_ctx_max", cap));
+	close(fd);
+}
+
+/*
+ * One run for switch_irqoff_max: a thread's context with @nsets sets,
+ * each switching on the smallest timeout (100 us) and after every
+ * overflow of its task-clock counter, 150 us below the wrap (so both
+ * the timer and the overflow switch), with the control page mapped
+ * (its time_enabled once summed every set).  Returns the longest
+ * interrupts-off section the kernel noted; *@runs gets the switches.
+ */
+static long long irqoff_run(struct __test_metadata *_metadata,
+			    unsigned int nsets, uint64_t *runs)
+{
+	const uint64_t period = 150000;
+	pfarg_setinfo_t *si = calloc(nsets, sizeof(*si));
+	pfarg_pmc_t *pc = calloc(nsets, sizeof(*pc));
+	pfarg_pmd_t *pd = calloc(nsets, sizeof(*pd));
+	unsigned int i, k;
+	long long max;
+	void *pg;
+	int fd;
+
+	if (!si || !pc || !pd)
+		return -1;
+	fd = pfm_new_ctx(0);
+	if (fd < 0)
+		return -1;
+	if (create_sets(fd, 0, nsets,
+			PFM_SETFL_TIME_SWITCH | PFM_SETFL_OVFL_SWITCH, 1))
+		return -2;
+	for (i = 0; i < nsets; i++) {
+		pc[i].reg_set = i;
+		pc[i].reg_value = SOFT_EV_TASK_CLOCK;
+		pfm_pmd_prep(&pd[i], i, 0, 0, -period, -period);
+		pd[i].reg_ovfl_switch_cnt = 1;
+		si[i].set_id = i;
+	}
+	for (i = 0; i < nsets; i += k) {
+		k = nsets - i < PFM_MAX_ARRAY ? nsets - i : PFM_MAX_ARRAY;
+		if (pfm_array(fd, PFM_WRITE_PMCS, pc + i, k) ||
+		    pfm_array(fd, PFM_WRITE_PMDS, pd + i, k))
+			return -3;
+	}
+	pg = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, fd,
+		  PFM_USER_PAGE_OFFSET);
+	if (pg == MAP_FAILED)
+		return -4;
+	if (pfm_load(fd, gettid()) ||
+	    knob_write("switch_irqoff_max_ns", "0") || pfm_start(fd, NULL))
+		return -5;
+	/* About two turns of every set, at least 100 ms. */
+	burn_cpu(100 * MS + nsets * 500000ull);
+	if (pfm_stop(fd))
+		return -6;
+	max = knob_read("switch_irqoff_max_ns");
+	*runs = 0;
+	for (i = 0; i < nsets; i += k) {
+		k = nsets - i < PFM_MAX_ARRAY ? nsets - i : PFM_MAX_ARRAY;
+		if (pfm_array(fd, PFM_GETINFO_EVTSETS, si + i, k))
+			return -7;
+	}
+	for (i = 0; i < nsets; i++)
+		*runs += si[i].set_runs;
+	munmap(pg, page_size());
+	close(fd);
+	free(si);
+	free(pc);
+	free(pd);
+	return max;
+}
+
+/*
+ * The longest interrupts-off section of a set switch or an overflow
+ * (switch_irqoff_max_ns, kept by the kernel) with 2 sets, at the cap
+ * and at 16 times the cap, after a warm-up run: a figure, printed,
+ * never asserted (timing under TCG, where a preempted vCPU inflates
+ * it); the test asserts only that it exists.  Nothing on those paths
+ * walks the sets, so the three should be alike.
+ */
+TEST(switch_irqoff_at_cap)
+{
+	long long cap = knob_read("sets_per_ctx_max"), max;
+	unsigned int n[3], i;
+	uint64_t runs;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to reset the figure and raise the cap");
+	ASSERT_LT(0, cap);
+	ASSERT_LE(0, knob_read("switch_irqoff_max_ns"));
+	n[0] = 2;
+	n[1] = cap;
+	n[2] = 16 * cap < 65536 ? 16 * cap : 65536;
+	ASSERT_EQ(0, knob_write_num("sets_per_ctx_max", n[2]));
+	/* Under TCG the first run of a path includes its translation. */
+	EXPECT_LT(0, irqoff_run(_metadata, n[0], &runs));
+	for (i = 0; i < 3; i++) {
+		max = irqoff_run(_metadata, n[i], &runs);
+		EXPECT_LT(0, max) {
+			TH_LOG("%u sets: step %lld failed", n[i], max);
+		}
+		ksft_print_msg("switch_irqoff_max_ns: %lld ns with %u sets (%llu switches)\n",
+			       max, n[i], (unsigned long long)runs);
+		EXPECT_LT(0, runs);
+	}
+	EXPECT_EQ(0, knob_write_num("sets_per_ctx_max", cap));
 }
 
 TEST_HARNESS_MAIN
