@@ -64,7 +64,7 @@ int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
 		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
 		return -ENODEV;
 	}
-	set0 = pfm_event_set_alloc(pmu, 0);
+	set0 = pfm_event_set_alloc(pmu, 0, priv);
 	if (!set0) {
 		ret = -ENOMEM;
 		goto put_pmu;
@@ -228,15 +228,19 @@ int pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 	return ret;
 }
 
-/* Sets named by @req that do not exist yet (a hint: rechecked later). */
+/*
+ * Sets named by @req that do not exist yet (a hint: rechecked later),
+ * and in *@priv the privileges their default PMC values follow.
+ */
 static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
 				       const struct pfarg_setdesc *req,
-				       unsigned int count)
+				       unsigned int count, u32 *priv)
 {
 	unsigned long flags;
 	unsigned int i, n = 0;
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
+	*priv = ctx->priv;
 	if (ctx->state != PFM_CTX_NEW)
 		for (i = 0; i < count; i++)
 			n += !pfm_find_set(ctx, req[i].set_id);
@@ -270,14 +274,15 @@ int pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 {
 	struct pfm_array_args a = { .req = req, .count = count };
 	unsigned int i, n;
+	u32 priv;
 	int ret;
 
 	do {
-		n = pfm_count_new_sets(ctx, req, count);
+		n = pfm_count_new_sets(ctx, req, count, &priv);
 		a.spare = kcalloc(n + 1, sizeof(*a.spare), GFP_KERNEL);
 		ret = a.spare ? 0 : -ENOMEM;
 		for (i = 0; !ret && i < n; i++) {
-			a.spare[i] = pfm_event_set_alloc(ctx->pmu, 0);
+			a.spare[i] = pfm_event_set_alloc(ctx->pmu, 0, priv);
 			if (!a.spare[i])
 				ret = -ENOMEM;
 		}

@@ -173,11 +173,31 @@ void pfm_ctx_put(struct pfm_context *ctx)
 }
 
 /*
+ * PMC @i's value in a new set of a context with privileges @priv: the
+ * default, or its user-level variant when the default counts what the
+ * context may not (Documentation/security.rst, "Default PMC values").
+ * A PMC the program never writes is still loaded on the PMU: it obeys
+ * the rule written values obey.  pfm_pmu_register() made sure the
+ * variant exists and needs nothing.
+ */
+static u64 pfm_pmc_start_val(const struct pfm_pmu_config *pmu, u16 i,
+			     u32 priv)
+{
+	u64 v = pmu->pmc_desc[i].dfl_val;
+
+	if (pmu->pmc_priv && test_bit(i, pmu->impl_pmcs) &&
+	    (pmu->pmc_priv(pmu, i, v) & ~priv))
+		v = pmu->pmc_user_val(pmu, i, v);
+	return v;
+}
+
+/*
  * Allocate a set sized for @pmu's registers, every PMC at its default
- * value.  May sleep: call without the context lock.
+ * value for a context with privileges @priv (PFM_PMC_PRIV_*).  May
+ * sleep: call without the context lock.
  */
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
-					  u16 id)
+					  u16 id, u32 priv)
 {
 	struct pfm_event_set *set;
 	u16 i;
@@ -196,7 +216,7 @@ struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 
 	set->id = id;
 	for (i = 0; i < pmu->max_pmc; i++)
-		set->pmcs[i] = pmu->pmc_desc[i].dfl_val;
+		set->pmcs[i] = pfm_pmc_start_val(pmu, i, priv);
 	return set;
 
 free_pmcs:

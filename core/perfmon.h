@@ -321,7 +321,7 @@ void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
 void pfm_ctx_put_async(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
-					  u16 id);
+					  u16 id, u32 priv);
 void pfm_event_set_free(struct pfm_event_set *set);
 int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
 			 struct pfm_pmu_config *pmu,

@@ -59,6 +59,40 @@ static void pfm_pmu_derive(struct pfm_pmu_config *pmu)
 	pmu->ovfl_mask = GENMASK_ULL(pmu->counter_width - 1, 0);
 }
 
+/*
+ * A default that counts what an unprivileged context may not must have
+ * a user-level variant (pmc_user_val), which needs nothing and keeps
+ * the reserved bits, so that such a context can start from it.
+ */
+static bool pfm_pmu_dfl_valid(const struct pfm_pmu_config *pmu)
+{
+	const struct pfm_regmap_desc *d;
+	u64 user;
+	u16 i;
+
+	if (!pmu->pmc_priv)
+		return true;
+	for (i = 0; i < pmu->num_pmc_entries; i++) {
+		d = &pmu->pmc_desc[i];
+		if (!(d->type & PFM_REGT_IMPL) ||
+		    !pmu->pmc_priv(pmu, i, d->dfl_val))
+			continue;
+		if (!pmu->pmc_user_val) {
+			pr_err("PMC%u's default needs a privilege and the description has no pmc_user_val\n",
+			       i);
+			return false;
+		}
+		user = pmu->pmc_user_val(pmu, i, d->dfl_val);
+		if (pmu->pmc_priv(pmu, i, user) ||
+		    ((user ^ d->dfl_val) & d->rsvd_msk)) {
+			pr_err("PMC%u: pmc_user_val() of the default still needs a privilege or changes reserved bits\n",
+			       i);
+			return false;
+		}
+	}
+	return true;
+}
+
 /**
  * pfm_pmu_register() - make a PMU description the one the core uses
  * @pmu: the description; the core fills its derived fields
@@ -80,7 +114,8 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	    !pmu->write_pmc || !pmu->write_pmd || !pmu->read_pmd ||
 	    !pmu->start || !pmu->stop || pmu->num_cfg > PFM_MAX_DRV_CFG ||
 	    (pmu->num_cfg && (!pmu->cfg_check || !pmu->load_cfg)) ||
-	    !pfm_regmap_valid(pmu->cfg_desc, pmu->num_cfg, "setting")) {
+	    !pfm_regmap_valid(pmu->cfg_desc, pmu->num_cfg, "setting") ||
+	    !pfm_pmu_dfl_valid(pmu)) {
 		pr_err("refusing malformed PMU description\n");
 		return -EINVAL;
 	}

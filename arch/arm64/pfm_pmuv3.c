@@ -14,7 +14,8 @@
  * not implement (PMCEID0/1_EL0, for the common events) is refused.  A
  * filter that counts EL1 or EL2 needs the kernel-level privilege
  * (Documentation/security.rst): user-level only is P set, NSK and NSH
- * clear.
+ * clear.  The filters' default, 0, counts EL1: a context that may not
+ * starts with P set instead (pmuv3_pmc_user_val()).
  *
  * Driver setting 0, el0_access: 1 lets the monitored thread read the
  * counters itself (PMUSERENR_EL0.ER and CR: mrs of PMCCNTR_EL0,
@@ -352,6 +353,17 @@ static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 	return 0;
 }
 
+/*
+ * The same filter counting EL0 only (for a default the context may not
+ * use): P set, NSK and NSH clear; U and NSU, which only narrow it, and
+ * the event are kept.
+ */
+static u64 pmuv3_pmc_user_val(const struct pfm_pmu_config *pmu, u16 cnum,
+			      u64 value)
+{
+	return (value | PMUV3_EXCL_EL1) & ~(PMUV3_NSK | PMUV3_INCL_EL2);
+}
+
 static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
 			   u64 value, u32 ctx_flags)
 {
@@ -390,6 +402,7 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.num_pmd_entries = PMUV3_NUM_REGS,
 	.pmc_write_check = pmuv3_pmc_check,
 	.pmc_priv	 = pmuv3_pmc_priv,
+	.pmc_user_val	 = pmuv3_pmc_user_val,
 	.write_pmc	 = pmuv3_write_pmc,
 	.write_pmd	 = pmuv3_write_pmd,
 	.read_pmd	 = pmuv3_read_pmd,

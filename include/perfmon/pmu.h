@@ -72,7 +72,17 @@ struct pfm_event_desc {
  *            only knows what the description says: without the hook no
  *            value needs a privilege (the software PMU's counters).
  *            Called after the value passed the other checks, with the
- *            context lock held; must not sleep.
+ *            context lock held; must not sleep.  Defaults count too:
+ *            the core also asks it about each PMC's @dfl_val.
+ * @pmc_user_val: @value of PMC @cnum changed to need none of the
+ *                PFM_PMC_PRIV_* bits (user level of the monitored
+ *                thread only), its event and reserved bits kept.
+ *                Required when @pmc_priv says a @dfl_val needs a
+ *                privilege (checked at registration): a context whose
+ *                creator lacks it starts its sets with this value
+ *                instead of the default, so that a PMC it never writes
+ *                does not count what a written one may not.  Called
+ *                with the context lock held or none; must not sleep.
  * @acquire: optional; called in process context (may sleep) before the
  *           first context is loaded, to take the PMU (reserve counters,
  *           request interrupts).  Returns 0 or a negative errno.
@@ -146,6 +156,8 @@ struct pfm_pmu_config {
 	int (*pmc_write_check)(const struct pfm_pmu_config *pmu, u16 cnum,
 			       u64 value);
 	u32 (*pmc_priv)(const struct pfm_pmu_config *pmu, u16 cnum, u64 value);
+	u64 (*pmc_user_val)(const struct pfm_pmu_config *pmu, u16 cnum,
+			    u64 value);
 	int (*acquire)(struct pfm_pmu_config *pmu);
 	void (*release)(struct pfm_pmu_config *pmu);
 	void (*write_pmc)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);

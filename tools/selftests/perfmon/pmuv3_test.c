@@ -238,6 +238,95 @@ TEST(kernel_level_needs_privilege)
 	EXPECT_EQ(0, set_paranoid(saved));
 }
 
+/* Where default_filter_user_only's children leave their count. */
+static uint64_t *dfl_count;
+static bool dfl_nobody, dfl_el0_filter;
+
+/*
+ * The cycle counter (PMD31) over 1000 getppid() calls on CPU 0, as uid
+ * 65534 when dfl_nobody, with PMC31 (PMCCFILTR) written to count EL0
+ * only when dfl_el0_filter, else left at its default.  Exit status 0,
+ * or the step that went wrong.
+ */
+static int dfl_child(void)
+{
+	pfarg_pmd_t pd;
+	int fd;
+
+	if (pin_to_cpu(0))
+		return 100;
+	if (dfl_nobody && become_nobody())
+		return 101;
+	fd = pfm_new_ctx(0);
+	if (fd < 0)
+		return 102;
+	if (dfl_el0_filter && pfm_write_pmc(fd, 0, CYCLE_IDX, EXCL_EL1))
+		return 103;
+	pfm_pmd_prep(&pd, 0, CYCLE_IDX, 0, 0, 0);
+	if (pfm_write_pmds(fd, &pd, 1) || pfm_load(fd, gettid()))
+		return 104;
+	if (pfm_start(fd, NULL))
+		return 105;
+	raw_getppid(1000);
+	if (pfm_stop(fd))
+		return 106;
+	*dfl_count = pfm_read_pmd(fd, 0, CYCLE_IDX);
+	close(fd);
+	return 0;
+}
+
+static uint64_t dfl_run(struct __test_metadata *_metadata, bool nobody,
+			bool el0_filter)
+{
+	int status;
+
+	dfl_nobody = nobody;
+	dfl_el0_filter = el0_filter;
+	*dfl_count = 0;
+	status = run_child(dfl_child);
+	EXPECT_EQ(0, status) {
+		TH_LOG("%s, %s: child step %d failed",
+		       nobody ? "nobody" : "root",
+		       el0_filter ? "EL0 filter" : "default", status);
+	}
+	return *dfl_count;
+}
+
+/*
+ * A PMC the program never writes obeys the rule written ones do: for
+ * uid 65534 at paranoid 2, the cycle counter with PMCCFILTR left at
+ * its default counts EL0 only, as with the filter written (within 5%
+ * and 1000 cycles), far below what root counts with the default, which
+ * still counts EL1 for it (1000 system calls: more than 4 times more).
+ */
+TEST(default_filter_user_only)
+{
+	uint64_t el0, dfl, root;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	ASSERT_EQ(2, knob_read("paranoid"));
+	dfl_count = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dfl_count);
+	ASSERT_EQ(0, quiet_cpus(true));
+	el0 = dfl_run(_metadata, true, true);
+	dfl = dfl_run(_metadata, true, false);
+	root = dfl_run(_metadata, false, false);
+	EXPECT_EQ(0, quiet_cpus(false));
+	ksft_print_msg("cycles over 1000 getppid(): nobody, EL0 filter: %llu\n",
+		       (unsigned long long)el0);
+	ksft_print_msg("nobody, default filter: %llu; root, default: %llu\n",
+		       (unsigned long long)dfl, (unsigned long long)root);
+	ASSERT_LT(0, el0);
+	EXPECT_GE(el0 + el0 / 20 + 1000, dfl);
+	EXPECT_GE(dfl + dfl / 20 + 1000, el0);
+	EXPECT_LT(4 * el0, root);
+	munmap(dfl_count, page_size());
+}
+
 /* Instructions retired at EL0: exact, up to the constant K. */
 TEST(inst_retired_exact)
 {

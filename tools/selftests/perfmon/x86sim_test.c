@@ -410,6 +410,89 @@ TEST_F(sim, kernel_level_needs_privilege)
 	EXPECT_EQ(0, set_paranoid(saved));
 }
 
+/* Register @key in the text of the simulator's regs file; ~0 absent. */
+static uint64_t regs_val(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, len) && p[len] == '=')
+			return strtoull(p + len + 1, NULL, 0);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return ~0ull;
+}
+
+/*
+ * As uid 65534 on CPU 0, counting: PMD0 (and on Intel the fixed PMD16)
+ * written, their event selects never written, so at their defaults.
+ * The simulated registers, read from a file opened as root, must not
+ * have OS (nor AnyThread) set.  Exit status 0, or the step.
+ */
+static int dfl_sim_child(void)
+{
+	static char text[4096];
+	pfarg_pmd_t pd[2];
+	int rfd, fd, n = 1;
+	uint64_t sel0, fixed;
+	ssize_t len;
+
+	if (pin_to_cpu(0))
+		return 100;
+	rfd = open(SIM_DIR "regs", O_RDONLY);
+	if (rfd < 0 || become_nobody())
+		return 101;
+	fd = pfm_new_ctx(0);
+	if (fd < 0)
+		return 102;
+	pfm_pmd_prep(&pd[0], 0, 0, 0, 0, 0);
+	if (pmu_is("intel_arch"))
+		pfm_pmd_prep(&pd[n++], 0, FIXED0, 0, 0, 0);
+	if (pfm_write_pmds(fd, pd, n) || pfm_load(fd, gettid()) ||
+	    pfm_start(fd, NULL))
+		return 103;
+	len = read(rfd, text, sizeof(text) - 1);
+	if (pfm_stop(fd) || len <= 0)
+		return 104;
+	text[len] = 0;
+	sel0 = regs_val(text, "sel0");
+	fixed = regs_val(text, "fixed_ctrl");
+	if (sel0 == ~0ull || (sel0 & (EVT_OS | EVT_ANY)))
+		return 105;
+	/* Fixed counter 0's field: OS is bit 0, AnyThread bit 2. */
+	if (n == 2 && (fixed == ~0ull || (fixed & 0x5)))
+		return 106;
+	close(fd);
+	close(rfd);
+	return 0;
+}
+
+/*
+ * A PMC in use that the program never wrote counts at user level only
+ * for an unprivileged context, as a written one must (the x86 defaults
+ * are 0: OS clear, nothing counted; the core would replace a default
+ * that counted ring 0).  Intel and AMD.
+ */
+TEST_F(sim, default_pmc_user_only)
+{
+	static const char *const params[] = { "", "vendor=amd" };
+	unsigned int i;
+	int status;
+
+	ASSERT_EQ(2, knob_read("paranoid"));
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		ASSERT_EQ(0, sim_load(params[i]));
+		status = run_child(dfl_sim_child);
+		EXPECT_EQ(0, status) {
+			TH_LOG("sim \"%s\": child step %d failed", params[i],
+			       status);
+		}
+	}
+}
+
 /* No full-width writes: 31-bit counters, biased, rebiased in the NMI. */
 TEST_F(sim, intel_legacy_writes)
 {
