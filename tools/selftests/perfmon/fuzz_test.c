@@ -430,6 +430,13 @@ static uint64_t pick_period(struct fz_thread *t, unsigned int ev)
 {
 	if (one_in(t, 8))
 		return one_in(t, 2) ? 0 : rnd(t);
+	/*
+	 * Tiny periods, an overflow every 1 to 16 events: the software
+	 * PMU's clocks fire at most every 10 us; on hardware such a storm
+	 * has no bound yet (no interrupt throttling).
+	 */
+	if (conf.soft && one_in(t, 16))
+		return -(uint64_t)(1 + rn(t, 16));
 	if (is_clock(ev) || !conf.soft)
 		return -(uint64_t)(200000 + rn(t, 5000000));
 	return -(uint64_t)(8 + rn(t, 500));
