@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
+#include <linux/irq_work.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/pid_namespace.h>
@@ -170,6 +171,30 @@ void pfm_ctx_put(struct pfm_context *ctx)
 {
 	if (refcount_dec_and_test(&ctx->refs))
 		pfm_context_free(ctx);
+}
+
+/**
+ * pfm_ctx_release_sync() - pfm_ctx_release(), then wait for the wake-ups
+ * queued before the unload
+ * @ctx: the context; the caller's reference is dropped
+ *
+ * For the kernel API, whose owner's completion (ctx->kcompl) may go
+ * away once pfmk_close() returns: a file's wait queue lives in the
+ * context, the completion does not.  Once unloaded, the context is on
+ * no thread or CPU, so no end of a thread (exit_iw, exit_work) and no
+ * overflow wake-up (wake_iw) is queued any more; those queued before
+ * have run when this returns, and pfm_msg_end() queues nothing for the
+ * ZOMBIE context.
+ *
+ * Context: process context; may sleep.  Not from pfm_wq.
+ */
+void pfm_ctx_release_sync(struct pfm_context *ctx)
+{
+	pfm_ctx_get(ctx);
+	pfm_ctx_release(ctx);
+	pfm_ctx_exit_flush(ctx);
+	irq_work_sync(&ctx->wake_iw);
+	pfm_ctx_put(ctx);
 }
 
 /*

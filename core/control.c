@@ -573,6 +573,25 @@ static void pfm_ctx_exit_irq(struct irq_work *iw)
 		refcount_dec(&ctx->refs);
 }
 
+/**
+ * pfm_ctx_exit_flush() - let a queued end of the monitored thread finish
+ * @ctx: the context, not locked
+ *
+ * Once the thread passed its last context switch with @ctx attached,
+ * the exit work unloads @ctx and queues PFM_MSG_END with the ids saved
+ * at load.  The monitor may unload first and load again; this waits
+ * for that work, so that the message goes out with the ids of the
+ * thread that ended, before a new load replaces them.  A context that
+ * is unloaded cannot be ended again until the next load commits.
+ *
+ * Context: process context; may sleep.  Not from pfm_wq.
+ */
+void pfm_ctx_exit_flush(struct pfm_context *ctx)
+{
+	irq_work_sync(&ctx->exit_iw);
+	flush_work(&ctx->exit_work);
+}
+
 /* Set up the exit path of a new context. */
 void pfm_ctx_exit_init(struct pfm_context *ctx)
 {

@@ -198,8 +198,8 @@ struct completion;
  *       takes a lock that sleeps on PREEMPT_RT, this state none
  * @kernel: created through the kernel API: no user permission checks,
  *          kernel threads may monitor themselves (constant)
- * @kcompl: kernel API: completed at each wake-up (constant)
- * @kapi_node: kernel API: in its list of open contexts (its mutex)
+ * @kcompl: kernel API: completed at each wake-up (constant); its owner's,
+ *          not touched once pfm_ctx_release_sync() returned
  */
 struct pfm_context {
 	raw_spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -252,7 +252,6 @@ struct pfm_context {
 	struct rnd_state rnd;
 	bool kernel;
 	struct completion *kcompl;
-	struct list_head kapi_node;
 };
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
@@ -320,6 +319,7 @@ struct pfm_context *pfm_context_alloc(void);
 void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
 void pfm_ctx_put_async(struct pfm_context *ctx);
+void pfm_ctx_release_sync(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 					  u16 id, u32 priv);
 void pfm_event_set_free(struct pfm_event_set *set);
@@ -383,6 +383,7 @@ int pfm_restart(struct pfm_context *ctx);
 void pfm_ctx_release(struct pfm_context *ctx);
 void pfm_ctx_exit_queue(struct pfm_context *ctx);
 void pfm_ctx_exit_init(struct pfm_context *ctx);
+void pfm_ctx_exit_flush(struct pfm_context *ctx);
 int pfm_sessions_init(void);
 void pfm_sessions_exit(void);
 unsigned int pfm_sessions_count(bool system);

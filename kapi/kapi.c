@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel API: pfmk_* calls for kernel threads and modules, over the
- * same locked core as /dev/perfmon (core/calls.c).  A descriptor is a
- * context created here; the calls find it in the list of open kernel
- * contexts (holding a reference while they run), so a NULL or closed
- * descriptor is refused with -EBADF instead of being dereferenced.
- * Documentation/kapi.rst.
+ * same locked core as /dev/perfmon (core/calls.c).  Documentation/kapi.rst.
+ *
+ * A descriptor (struct pfmk_ctx) is what a file is to the ioctls: it
+ * holds the context's creator reference, and its lifetime is counted in
+ * users, as a file's is in the references of the calls in flight.  The
+ * calls find it in the list of open descriptors (so a NULL or closed one
+ * is refused with -EBADF, never dereferenced) and count themselves as a
+ * user until they return.  pfmk_close() takes the descriptor out of the
+ * list, so later calls get -EBADF, wakes the pfmk_read() calls waiting
+ * on the caller's completion, drops the creator's use and waits for the
+ * calls in flight to drop theirs; the last one lets it tear the context
+ * down (unload, then the creator's reference).  Without that wait a load
+ * in flight could attach the context after close() had unloaded it, and
+ * the context was freed while the thread's hook still pointed to it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,25 +23,45 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <perfmon/kapi.h>
 
 #include "../core/perfmon.h"
 
+/**
+ * struct pfmk_ctx - a kernel API descriptor
+ * @node: in pfmk_ctxs while open
+ * @ctx: the context; the descriptor holds its creator reference
+ * @users: the creator's use while open, plus one per call in flight
+ * @readers: pfmk_read() calls waiting on the creator's completion
+ * @idle: completed by the call that drops the last use after close
+ *
+ * @node, @users and @readers are guarded by pfmk_mutex; @ctx is
+ * constant.  The descriptor is freed by pfmk_close() once @users is 0.
+ */
+struct pfmk_ctx {
+	struct list_head node;
+	struct pfm_context *ctx;
+	unsigned int users;
+	unsigned int readers;
+	struct completion idle;
+};
+
 static LIST_HEAD(pfmk_ctxs);
 static DEFINE_MUTEX(pfmk_mutex);
 
-/* The context behind @desc, referenced, or NULL when it is not open. */
-static struct pfm_context *pfmk_get(struct pfmk_ctx *desc)
+/* @desc if it is open, with one more user; NULL otherwise. */
+static struct pfmk_ctx *pfmk_get(struct pfmk_ctx *desc)
 {
-	struct pfm_context *ctx, *found = NULL;
+	struct pfmk_ctx *d, *found = NULL;
 
 	if (!desc)
 		return NULL;
 	mutex_lock(&pfmk_mutex);
-	list_for_each_entry(ctx, &pfmk_ctxs, kapi_node) {
-		if ((struct pfmk_ctx *)ctx == desc) {
-			pfm_ctx_get(ctx);
-			found = ctx;
+	list_for_each_entry(d, &pfmk_ctxs, node) {
+		if (d == desc) {
+			d->users++;
+			found = d;
 			break;
 		}
 	}
@@ -40,20 +69,33 @@ static struct pfm_context *pfmk_get(struct pfmk_ctx *desc)
 	return found;
 }
 
+/* Drop a use of pfmk_get(); the last one after close lets close go on. */
+static void pfmk_put(struct pfmk_ctx *d)
+{
+	bool last;
+
+	mutex_lock(&pfmk_mutex);
+	last = !--d->users;
+	mutex_unlock(&pfmk_mutex);
+	/* pfmk_close() frees @d once woken: nothing touches it after this. */
+	if (last)
+		complete(&d->idle);
+}
+
 /* An array call: the array checked, then @fn on the open context. */
 static int pfmk_array(struct pfmk_ctx *desc, void *req, int count,
 		      pfm_array_fn fn)
 {
-	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	int ret;
 
 	if (!req || count < 1 || count > PFM_MAX_ARRAY)
 		return -EINVAL;
-	ctx = pfmk_get(desc);
-	if (!ctx)
+	d = pfmk_get(desc);
+	if (!d)
 		return -EBADF;
-	ret = fn(ctx, req, count);
-	pfm_ctx_put(ctx);
+	ret = fn(d->ctx, req, count);
+	pfmk_put(d);
 	return ret;
 }
 
@@ -92,29 +134,42 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 		.fmt_arg_size = fmt_arg_size,
 	};
 	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	int ret;
 
 	if (!req || !c || !desc || (fmt_name && fmt_name[0] && !smpl))
 		return -EINVAL;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
 	ctx = pfm_context_alloc();
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+		goto free_desc;
+	}
 	ctx->kernel = true;
 	ctx->kcompl = c;
 	ret = pfm_create(ctx, req, &a);
-	if (ret) {
-		pfm_ctx_release(ctx);
-		return ret;
-	}
+	if (ret)
+		goto release_ctx;
 	if (smpl) {
 		smpl->addr = ctx->smpl ? ctx->smpl->addr : NULL;
 		smpl->size = ctx->smpl ? ctx->smpl->size : 0;
 	}
+	d->ctx = ctx;
+	d->users = 1;		/* the creator's, until pfmk_close() */
+	init_completion(&d->idle);
 	mutex_lock(&pfmk_mutex);
-	list_add(&ctx->kapi_node, &pfmk_ctxs);
+	list_add(&d->node, &pfmk_ctxs);
 	mutex_unlock(&pfmk_mutex);
-	*desc = (struct pfmk_ctx *)ctx;
+	*desc = d;
 	return 0;
+
+release_ctx:
+	pfm_ctx_release(ctx);
+free_desc:
+	kfree(d);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_create_context);
 
@@ -259,16 +314,16 @@ EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
  */
 int pfmk_load_context(struct pfmk_ctx *desc, const struct pfarg_load *req)
 {
-	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	int ret;
 
 	if (!req)
 		return -EINVAL;
-	ctx = pfmk_get(desc);
-	if (!ctx)
+	d = pfmk_get(desc);
+	if (!d)
 		return -EBADF;
-	ret = pfm_load_context(ctx, req);
-	pfm_ctx_put(ctx);
+	ret = pfm_load_context(d->ctx, req);
+	pfmk_put(d);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_load_context);
@@ -277,13 +332,13 @@ EXPORT_SYMBOL_GPL(pfmk_load_context);
 static int pfmk_call(struct pfmk_ctx *desc,
 		     int (*fn)(struct pfm_context *ctx))
 {
-	struct pfm_context *ctx = pfmk_get(desc);
+	struct pfmk_ctx *d = pfmk_get(desc);
 	int ret;
 
-	if (!ctx)
+	if (!d)
 		return -EBADF;
-	ret = fn(ctx);
-	pfm_ctx_put(ctx);
+	ret = fn(d->ctx);
+	pfmk_put(d);
 	return ret;
 }
 
@@ -311,16 +366,16 @@ EXPORT_SYMBOL_GPL(pfmk_unload_context);
  */
 int pfmk_start(struct pfmk_ctx *desc, const struct pfarg_start *req)
 {
-	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	int ret;
 
 	if (!req)
 		return -EINVAL;
-	ctx = pfmk_get(desc);
-	if (!ctx)
+	d = pfmk_get(desc);
+	if (!d)
 		return -EBADF;
-	ret = pfm_start(ctx, req);
-	pfm_ctx_put(ctx);
+	ret = pfm_start(d->ctx, req);
+	pfmk_put(d);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_start);
@@ -351,6 +406,34 @@ int pfmk_restart(struct pfmk_ctx *desc)
 }
 EXPORT_SYMBOL_GPL(pfmk_restart);
 
+/*
+ * Count a pfmk_read() about to wait on the creator's completion, so that
+ * pfmk_close() wakes it; false when the descriptor is closed already.
+ */
+static bool pfmk_wait_begin(struct pfmk_ctx *d)
+{
+	bool open;
+
+	mutex_lock(&pfmk_mutex);
+	open = !list_empty(&d->node);
+	if (open)
+		d->readers++;
+	mutex_unlock(&pfmk_mutex);
+	return open;
+}
+
+/* The wait is over; true when pfmk_close() was called meanwhile. */
+static bool pfmk_wait_end(struct pfmk_ctx *d)
+{
+	bool closed;
+
+	mutex_lock(&pfmk_mutex);
+	d->readers--;
+	closed = list_empty(&d->node);
+	mutex_unlock(&pfmk_mutex);
+	return closed;
+}
+
 /**
  * pfmk_read() - take one message of the context
  * @desc: the context
@@ -362,34 +445,44 @@ EXPORT_SYMBOL_GPL(pfmk_restart);
  * the context completes it at every wake-up, and the caller may
  * complete it too (to stop a kernel thread that waits here).  Each
  * completion is counted, so a 0 may follow a message already taken.
+ * pfmk_close() from another thread ends the wait with -EBADF.
  *
  * Context: process context; may sleep unless @noblock.
  * Return: sizeof(*@msg) with one message; 0 woken without a message (a
  * wake-up without one, or the completion completed by someone else);
  * -EAGAIN with @noblock and nothing pending; -ERESTARTSYS on a signal;
- * -EBADF; -EINVAL @msg NULL or @size too small.
+ * -EBADF, also when the descriptor was closed during the wait; -EINVAL
+ * @msg NULL or @size too small.
  */
 ssize_t pfmk_read(struct pfmk_ctx *desc, union pfarg_msg *msg, size_t size,
 		  bool noblock)
 {
-	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	ssize_t ret;
 
 	if (!msg || size < sizeof(*msg))
 		return -EINVAL;
-	ctx = pfmk_get(desc);
-	if (!ctx)
+	d = pfmk_get(desc);
+	if (!d)
 		return -EBADF;
-	ret = pfm_msg_take(ctx, msg);
+	ret = pfm_msg_take(d->ctx, msg);
 	if (ret == -EAGAIN && !noblock) {
-		ret = -ERESTARTSYS;
-		if (!wait_for_completion_interruptible(ctx->kcompl)) {
-			ret = pfm_msg_take(ctx, msg);
+		ret = -EBADF;
+		if (!pfmk_wait_begin(d))
+			goto put_desc;
+		ret = 0;
+		if (wait_for_completion_interruptible(d->ctx->kcompl))
+			ret = -ERESTARTSYS;
+		if (pfmk_wait_end(d)) {
+			ret = -EBADF;
+		} else if (!ret) {
+			ret = pfm_msg_take(d->ctx, msg);
 			if (ret == -EAGAIN)
 				ret = 0;	/* woken, no message */
 		}
 	}
-	pfm_ctx_put(ctx);
+put_desc:
+	pfmk_put(d);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_read);
@@ -415,48 +508,70 @@ EXPORT_SYMBOL_GPL(pfmk_read);
 int pfmk_smpl_copy(struct pfmk_ctx *desc, u64 pos, size_t len,
 		   pfmk_copy_fn fn, void *priv)
 {
-	struct pfm_context *ctx;
+	struct pfmk_ctx *d;
 	int ret;
 
 	if (!fn)
 		return -EINVAL;
-	ctx = pfmk_get(desc);
-	if (!ctx)
+	d = pfmk_get(desc);
+	if (!d)
 		return -EBADF;
-	ret = pfm_smpl_copy(ctx, pos, len, fn, priv);
-	pfm_ctx_put(ctx);
+	ret = pfm_smpl_copy(d->ctx, pos, len, fn, priv);
+	pfmk_put(d);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_smpl_copy);
 
 /**
- * pfmk_close() - unload and free a context
+ * pfmk_close() - close a descriptor: unload and free its context
  * @desc: the context; invalid afterwards, and so is its buffer
  *
- * Safe while a sampling buffer is in use by the PMU: the context is
- * unloaded first, and the buffer goes with the last reference.
+ * From the start of the call, other calls on @desc return -EBADF, and
+ * pfmk_read() calls waiting on the completion are woken (the completion
+ * is completed once for each) and return -EBADF.  Calls in flight on
+ * other threads finish first: pfmk_close() waits for them, then unloads
+ * the context (a load that raced the close is undone here) and drops
+ * the descriptor's reference.  When it returns, no call is running on
+ * @desc and the context no longer touches the completion.  Safe while a
+ * sampling buffer is in use by the PMU: the buffer goes with the last
+ * reference.
+ *
+ * Must not be called from a pfmk_smpl_copy() callback on the same
+ * descriptor (it would wait for itself).
  *
  * Context: process context; may sleep.
  * Return: 0; -EBADF NULL or closed already.
  */
 int pfmk_close(struct pfmk_ctx *desc)
 {
-	struct pfm_context *ctx, *found = NULL;
+	struct pfmk_ctx *d, *found = NULL;
+	unsigned int readers = 0;
+	bool last = false;
 
 	if (!desc)
 		return -EBADF;
 	mutex_lock(&pfmk_mutex);
-	list_for_each_entry(ctx, &pfmk_ctxs, kapi_node) {
-		if ((struct pfmk_ctx *)ctx == desc) {
-			list_del(&ctx->kapi_node);
-			found = ctx;
+	list_for_each_entry(d, &pfmk_ctxs, node) {
+		if (d == desc) {
+			/* Lookups fail from now on: -EBADF. */
+			list_del_init(&d->node);
+			readers = d->readers;
+			last = !--d->users;
+			found = d;
 			break;
 		}
 	}
 	mutex_unlock(&pfmk_mutex);
 	if (!found)
 		return -EBADF;
-	pfm_ctx_release(found);
+	d = found;
+	/* Each waiting reader takes one and sees the descriptor closed. */
+	while (readers--)
+		complete(d->ctx->kcompl);
+	if (!last)
+		wait_for_completion(&d->idle);
+	pfm_ctx_release_sync(d->ctx);
+	kfree(d);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(pfmk_close);

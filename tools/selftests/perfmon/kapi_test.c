@@ -329,6 +329,33 @@ TEST_F(kapi, refusals)
 	}
 }
 
+/*
+ * pfmk_close() racing other kernel threads' calls on the same
+ * descriptor (Documentation/kapi.rst): a loader loads, starts, reads,
+ * stops and unloads in a loop, a reader waits in pfmk_read(), and the
+ * close lands at a random point.  Every call answers 0 or -EBADF, each
+ * racer ends its round on -EBADF (the reader woken by the close), and
+ * no session is left (a load that raced the close is undone by it).
+ * Under KASAN a context freed while still loaded, or a completion
+ * completed after the close, is a report, which fails the rig's run.
+ */
+TEST_F(kapi, close_racing_calls)
+{
+	long long rounds;
+
+	if (!self->loaded)
+		return;
+	RUN_OK("close_race");
+	rounds = V("rounds");
+	EXPECT_LE(50, rounds);
+	EXPECT_EQ(0, V("odd"));
+	EXPECT_EQ(rounds, V("ebadf"));
+	EXPECT_EQ(rounds, V("reads_closed"));
+	EXPECT_LE(1, V("loads"));
+	EXPECT_EQ(0, sessions("task"));
+	EXPECT_EQ(0, sessions("sys"));
+}
+
 /* Let a "long" scenario run 200 ms, unload the module under it. */
 static int unload_under_run(long long *sys_after, long long *task_after)
 {

@@ -34,6 +34,15 @@
  *             while a system-wide session exists (-EBUSY), so the ring
  *             context stays created but unloaded
  *   long_ring the same with the ring context alone, loaded and sampling
+ *   close_race pfmk_close() racing other kernel threads' calls on the
+ *             same descriptor, round after round: a loader thread loads
+ *             the context on itself, starts, reads, stops and unloads it
+ *             in a loop, a reader waits in a blocking pfmk_read(); the
+ *             scenario's thread closes after a random sleep (its timer
+ *             wake-up preempts the loader wherever it is, often inside
+ *             a call) and frees the completion once both have seen
+ *             -EBADF.  Every call returns 0 or -EBADF, the reader is
+ *             woken by the close, the close returns 0.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +54,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -73,6 +83,11 @@
 /* Overflow countdown of PMD0 (PFM_SETFL_OVFL_SWITCH) that never ends. */
 #define KT_OVFL_COUNTDOWN	BIT_ULL(40)
 #define KT_RESULT_SIZE		2048
+/* close_race: rounds, the time they may take, the close's random delay. */
+#define KT_RACE_ROUNDS		2000
+#define KT_RACE_MAX_NS		(20 * NSEC_PER_SEC)
+#define KT_RACE_DELAY_US	1500
+#define KT_RACE_STUCK_MS	2000
 
 /**
  * struct kt_run - one run of a scenario
@@ -1069,6 +1084,292 @@ static void kt_wait_stop(void)
 	__set_current_state(TASK_RUNNING);
 }
 
+/**
+ * struct kt_race - close_race: one descriptor per round, shared with the
+ * loader and reader threads
+ * @wq: the racers wait here for a round (or the end), the scenario's
+ *      thread for the racers to finish one
+ * @desc: this round's descriptor
+ * @c: this round's completion (kmalloc'ed: freed after each round, so
+ *     that a wake-up after the close would be a use after free)
+ * @round: rounds started; a racer runs each one once
+ * @stop: no more rounds
+ * @racers_done: racers finished with this round
+ * @in_call: the loader is inside a pfmk_*() call
+ * @closing: pfmk_close() is in progress
+ * @loads: the loader's loads that returned 0
+ * @loads_closing: of those, the ones that returned while pfmk_close() ran
+ * @calls: the loader's calls in all
+ * @ebadf: the loader's calls refused with -EBADF (one per round at least)
+ * @reads_closed: blocking reads that ended with -EBADF
+ * @reads_other: reads that returned a message or 0
+ * @odd: calls that returned anything but 0 or -EBADF (a read: -EBADF,
+ *       0 or a message)
+ * @odd_ret: the first such return
+ * @odd_call: and its call
+ */
+struct kt_race {
+	wait_queue_head_t wq;
+	struct pfmk_ctx *desc;
+	struct completion *c;
+	unsigned int round;
+	bool stop;
+	atomic_t racers_done;
+	atomic_t in_call;
+	atomic_t closing;
+	u64 loads;
+	u64 loads_closing;
+	u64 calls;
+	u64 ebadf;
+	u64 reads_closed;
+	u64 reads_other;
+	u64 odd;
+	long odd_ret;
+	const char *odd_call;
+};
+
+/* Wait for round @seen + 1; false when there are no more. */
+static bool kt_race_next(struct kt_race *k, unsigned int seen)
+{
+	wait_event(k->wq, READ_ONCE(k->round) != seen || READ_ONCE(k->stop));
+	/* Pairs with kt_race_round()'s release: desc and c of the round. */
+	return !smp_load_acquire(&k->stop) || smp_load_acquire(&k->round) != seen;
+}
+
+/* Note a return of @call other than 0 and -EBADF; true on -EBADF. */
+static bool kt_race_ret(struct kt_race *k, const char *call, long ret)
+{
+	if (ret && ret != -EBADF && !k->odd++) {
+		k->odd_ret = ret;
+		k->odd_call = call;
+	}
+	return ret == -EBADF;
+}
+
+/* The loader's round: load on itself, start, read, stop, unload, again. */
+static void kt_race_load_round(struct kt_race *k, struct pfmk_ctx *desc)
+{
+	struct pfarg_load load = { .load_pid = task_pid_nr(current) };
+	struct pfarg_start start = {};
+	struct pfarg_pmd pd;
+	int ret;
+
+	for (;;) {
+		atomic_set(&k->in_call, 1);
+		ret = pfmk_load_context(desc, &load);
+		atomic_set(&k->in_call, 0);
+		k->calls++;
+		if (!ret) {
+			k->loads++;
+			if (atomic_read(&k->closing))
+				k->loads_closing++;
+		}
+		if (kt_race_ret(k, "load", ret))
+			break;
+		atomic_set(&k->in_call, 1);
+		ret = pfmk_start(desc, &start);
+		k->calls++;
+		if (kt_race_ret(k, "start", ret))
+			break;
+		memset(&pd, 0, sizeof(pd));
+		ret = pfmk_read_pmds(desc, &pd, 1);
+		k->calls++;
+		if (kt_race_ret(k, "read_pmds", ret))
+			break;
+		ret = pfmk_stop(desc);
+		k->calls++;
+		if (kt_race_ret(k, "stop", ret))
+			break;
+		ret = pfmk_unload_context(desc);
+		atomic_set(&k->in_call, 0);
+		k->calls++;
+		if (kt_race_ret(k, "unload", ret))
+			break;
+		cond_resched();
+	}
+	atomic_set(&k->in_call, 0);
+	k->ebadf++;
+}
+
+static int kt_race_loader(void *data)
+{
+	struct kt_race *k = data;
+	unsigned int seen = 0;
+
+	while (kt_race_next(k, seen)) {
+		seen = READ_ONCE(k->round);
+		kt_race_load_round(k, READ_ONCE(k->desc));
+		atomic_inc(&k->racers_done);
+		wake_up_all(&k->wq);
+	}
+	kt_wait_stop();
+	return 0;
+}
+
+/* The reader's round: blocking reads until the descriptor is closed. */
+static int kt_race_reader(void *data)
+{
+	struct kt_race *k = data;
+	unsigned int seen = 0;
+	union pfarg_msg msg;
+	ssize_t n;
+
+	while (kt_race_next(k, seen)) {
+		seen = READ_ONCE(k->round);
+		for (;;) {
+			n = pfmk_read(READ_ONCE(k->desc), &msg, sizeof(msg),
+				      false);
+			if (n == -EBADF) {
+				k->reads_closed++;
+				break;
+			}
+			if (n && n != (ssize_t)sizeof(msg)) {
+				kt_race_ret(k, "read", n);
+				break;
+			}
+			k->reads_other++;
+		}
+		atomic_inc(&k->racers_done);
+		wake_up_all(&k->wq);
+	}
+	kt_wait_stop();
+	return 0;
+}
+
+/* A racer thread on KT_CPU, with the scenario's thread. */
+static struct task_struct *kt_race_thread(struct kt_race *k,
+					  int (*fn)(void *data),
+					  const char *name)
+{
+	struct task_struct *task;
+
+	task = kthread_create(fn, k, "pfm_kapi_%s", name);
+	if (IS_ERR(task))
+		return task;
+	kthread_bind(task, KT_CPU);
+	get_task_struct(task);
+	wake_up_process(task);
+	return task;
+}
+
+/* End a racer, between rounds (no round starts after this). */
+static void kt_race_stop(struct kt_race *k, struct task_struct *task)
+{
+	/* Pairs with kt_race_next()'s acquire. */
+	smp_store_release(&k->stop, true);
+	wake_up_all(&k->wq);
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
+/*
+ * One round: a context for the racers, a random sleep (the wake-up
+ * preempts the loader somewhere in its loop), the close, then both
+ * racers must see -EBADF.  Returns -ETIMEDOUT when they did not within
+ * KT_RACE_STUCK_MS; then the completion is completed until they did,
+ * for the round to end.
+ */
+static int kt_race_round(struct kt_run *r, struct kt_race *k, u64 *hits)
+{
+	struct pfarg_ctx req = {};
+	struct pfarg_pmc pc;
+	struct pfarg_pmd pd;
+	struct completion *c;
+	struct pfmk_ctx *desc;
+	int ret;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return kt_fail(r, "kmalloc", -ENOMEM);
+	init_completion(c);
+	ret = pfmk_create_context(&req, NULL, NULL, 0, c, &desc, NULL);
+	if (ret) {
+		kt_fail(r, "create", ret);
+		goto free_completion;
+	}
+	kt_pmc(&pc, 0, KT_EV_TASK_CLOCK);
+	kt_pmd(&pd, 0, 0, 0);
+	ret = pfmk_write_pmcs(desc, &pc, 1);
+	if (!ret)
+		ret = pfmk_write_pmds(desc, &pd, 1);
+	if (ret) {
+		kt_fail(r, "write_regs", ret);
+		pfmk_close(desc);
+		goto free_completion;
+	}
+	atomic_set(&k->racers_done, 0);
+	WRITE_ONCE(k->desc, desc);
+	WRITE_ONCE(k->c, c);
+	/* Pairs with kt_race_next(): the racers see this round's desc. */
+	smp_store_release(&k->round, k->round + 1);
+	wake_up_all(&k->wq);
+
+	usleep_range(get_random_u32_below(KT_RACE_DELAY_US),
+		     KT_RACE_DELAY_US);
+	if (atomic_read(&k->in_call))
+		(*hits)++;
+	atomic_set(&k->closing, 1);
+	ret = pfmk_close(desc);
+	atomic_set(&k->closing, 0);
+	if (ret)
+		kt_fail(r, "race_close", ret);
+	if (!wait_event_timeout(k->wq, atomic_read(&k->racers_done) == 2,
+				msecs_to_jiffies(KT_RACE_STUCK_MS))) {
+		ret = kt_fail(r, "race_reader_not_woken", -ETIMEDOUT);
+		while (!wait_event_timeout(k->wq,
+					   atomic_read(&k->racers_done) == 2,
+					   HZ / 10))
+			complete(c);
+	}
+free_completion:
+	kfree(c);
+	return ret;
+}
+
+/* "close_race". */
+static int kt_close_race(struct kt_run *r)
+{
+	struct task_struct *loader, *reader;
+	struct kt_race *k;
+	u64 t0, hits = 0;
+	unsigned int i;
+
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return kt_fail(r, "kzalloc", -ENOMEM);
+	init_waitqueue_head(&k->wq);
+	loader = kt_race_thread(k, kt_race_loader, "race_load");
+	if (IS_ERR(loader)) {
+		kt_fail(r, "loader", PTR_ERR(loader));
+		goto free_race;
+	}
+	reader = kt_race_thread(k, kt_race_reader, "race_read");
+	if (IS_ERR(reader)) {
+		kt_fail(r, "reader", PTR_ERR(reader));
+		goto stop_loader;
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < KT_RACE_ROUNDS && ktime_get_ns() - t0 < KT_RACE_MAX_NS;
+	     i++)
+		if (kt_race_round(r, k, &hits))
+			break;
+	kt_put(r, "rounds=%u\nelapsed=%llu\nraces_hit=%llu\n", i,
+	       ktime_get_ns() - t0, hits);
+	kt_put(r, "calls=%llu\nloads=%llu\nloads_closing=%llu\nebadf=%llu\n",
+	       k->calls, k->loads, k->loads_closing, k->ebadf);
+	kt_put(r, "reads_closed=%llu\nreads_other=%llu\nodd=%llu\n",
+	       k->reads_closed, k->reads_other, k->odd);
+	if (k->odd)
+		kt_put(r, "odd_call=%s\nodd_ret=%ld\n", k->odd_call,
+		       k->odd_ret);
+	kt_race_stop(k, reader);
+stop_loader:
+	kt_race_stop(k, loader);
+free_race:
+	kfree(k);
+	return r->err;
+}
+
 static int kt_thread_fn(void *data)
 {
 	struct kt_run *r = data;
@@ -1088,6 +1389,7 @@ static const struct kt_scenario kt_scenarios[] = {
 	{ .name = "refusals", .fn = kt_refusals },
 	{ .name = "long", .fn = kt_long, .runs_on = true },
 	{ .name = "long_ring", .fn = kt_long_ring, .runs_on = true },
+	{ .name = "close_race", .fn = kt_close_race },
 };
 
 /* Stop the current run's thread (it closes what it holds) and free it. */
