@@ -403,6 +403,12 @@ static int pfm_load_once(struct pfm_context *ctx, const struct pfarg_load *req)
 	struct pfm_load_args a = { .cpu = -1 };
 	int ret;
 
+	/*
+	 * The end of the previous thread first (core/hook.c, "Exit racing
+	 * a reload"): its PFM_MSG_END carries that thread's ids, which the
+	 * commit below replaces.
+	 */
+	pfm_ctx_exit_flush(ctx);
 	ret = pfm_load_target(ctx, req, &a);
 	if (ret)
 		return ret;

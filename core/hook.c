@@ -25,6 +25,40 @@
  * found by the scheduler's hooks.  It holds a reference on its thread
  * (the registry's key) and on perfmon.ko (its notifier and work run
  * module code).
+ *
+ * Exit racing a reload.  A monitor may unload a context and load it
+ * again on a thread that is exiting; the thread's end is ordered
+ * against each step by @lock and @dead:
+ *
+ *  - the thread sets PF_EXITING, runs its task works (exit_task_work(),
+ *    after which task_work_add() fails with -ESRCH), then passes its
+ *    last context switch (TASK_DEAD, in pfm_hook_sched_out()), which
+ *    sets @dead.  A thread that never linked @pn is dead as soon as its
+ *    work runs in do_exit() (pfm_hook_exiting()).
+ *  - pfm_get_target() refuses a thread with PF_EXITING (-ESRCH).  A load
+ *    that passed it before the flag was set reaches pfm_hook_attach(),
+ *    which refuses a @dead hook, and a hook whose thread can no longer
+ *    take the work that would link @pn (-ESRCH from pfm_hook_kick()); the
+ *    load is then undone, session included.  Every other attach
+ *    happens before the last switch: the notifier is linked, or its
+ *    work is queued and runs in do_exit(), so the last switch (or
+ *    pfm_hook_exiting()) finds the context in @ctx and ends it.  A load
+ *    that returned 0 is thus always followed by PFM_MSG_END if the
+ *    thread exits while it is loaded, and a load never leaves a context
+ *    on a thread that will not switch again.
+ *  - the end hands the unload to the context's exit work, which runs
+ *    after the last switch; the monitor may unload first (the work then
+ *    only queues PFM_MSG_END) and load again.  pfm_load_context() waits
+ *    for that work (pfm_ctx_exit_flush()) before it looks at its target,
+ *    so the message carries the ended thread's ids and is queued before
+ *    a load on another thread returns.  A reload on the dead thread
+ *    itself fails with -ESRCH.
+ *  - detaching from a dying thread whose work can no longer be queued
+ *    leaves @pn linked until the last switch, which unlinks it and frees
+ *    the hook (pfm_hook_maybe_free()); a load in between pins the hook
+ *    or, once it is @freeing, gets a new one that the failed attach
+ *    frees again.  No hook outlives its thread's end, and none is used
+ *    after it is freed: the registry's lookup skips @freeing hooks.
  */
 #include <linux/hashtable.h>
 #include <linux/irq_work.h>

@@ -15,7 +15,8 @@
  * CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC (it skips otherwise).
  *
  * PFM_STORM_THREADS lowers the thread-exit storm's 10000 threads,
- * PFM_STORM_CYCLES the hotplug storm's 100 cycles.
+ * PFM_STORM_CYCLES the hotplug storm's 100 cycles,
+ * PFM_STORM_RELOADS the exit-racing-reload storm's 300 threads.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -1490,6 +1491,235 @@ TEST_F_TIMEOUT(storm, alloc_failure_every_step, STORM_TIMEOUT)
 	EXPECT_EQ(0, sessions("task"));
 	EXPECT_EQ(0, sessions("sys"));
 	EXPECT_EQ(refcnt, refcnt_settle(refcnt));
+}
+
+/* ------------------------------------------------------------------ */
+/* 7. exit_racing_reload                                               */
+/* ------------------------------------------------------------------ */
+
+/* The last threads of the storm, to match PFM_MSG_END's thread ids. */
+#define RELOAD_RING	4
+
+struct reload_stats {
+	unsigned long threads, cycles, loads_ok, loads_esrch, starts_unloaded;
+	unsigned long ended_loaded, ends, ends_loaded, bad;
+};
+
+/* Shift the ring of threads: @tid is the new one, slot 0. */
+static void reload_shift(int *tids, unsigned long *ends, int tid)
+{
+	memmove(&tids[1], &tids[0], (RELOAD_RING - 1) * sizeof(tids[0]));
+	memmove(&ends[1], &ends[0], (RELOAD_RING - 1) * sizeof(ends[0]));
+	tids[0] = tid;
+	ends[0] = 0;
+}
+
+/* PFM_START after a load: 0, or EINVAL once the end unloaded it. */
+static void reload_start(struct __test_metadata *_metadata, int fd,
+			 unsigned long i, struct reload_stats *st)
+{
+	int err = pfm_start(fd, NULL) ? -errno : 0;
+
+	if (err == -EINVAL)
+		st->starts_unloaded++;
+	else if (err && st->bad++ < 10)
+		TH_LOG("thread %lu: start: %s", i, strerror(-err));
+}
+
+/*
+ * Start thread @k of the storm, parked, with 10000 to 41500 calls to
+ * make, on CPU 0 with the monitor: the thread's time slices and the
+ * monitor's alternate, so reloads land while it runs (on two vCPUs of
+ * one TCG host thread the woken thread ran to its end before the
+ * monitor ran again: every first reload failed).
+ */
+static int reload_thread(struct xthr *x, unsigned long k)
+{
+	pthread_attr_t attr;
+	cpu_set_t cpu0;
+	int err;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	memset(x, 0, sizeof(*x));
+	x->fd = -1;
+	x->n = 10000 + k % 64 * 500;
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0);
+	pthread_attr_setstacksize(&attr, EXIT_STACK);
+	err = -pthread_create(&x->th, &attr, xthr_fn, x);
+	pthread_attr_destroy(&attr);
+	return err ? err : xthr_parked(x);
+}
+
+/*
+ * Take the messages queued on @fd without waiting.  Each PFM_MSG_END
+ * must carry the id of one of the storm's last threads that exited
+ * (@tids[1] on; @tids[0] is parked, alive), and each thread ends at
+ * most once.  Returns the ENDs taken.
+ */
+static unsigned long reload_drain(struct __test_metadata *_metadata, int fd,
+				  const int *tids, unsigned long *ends,
+				  struct reload_stats *st)
+{
+	union pfarg_msg msg;
+	unsigned long n = 0;
+	ssize_t got;
+	int k;
+
+	while ((got = read(fd, &msg, sizeof(msg))) == sizeof(msg)) {
+		for (k = 0; k < RELOAD_RING; k++)
+			if (tids[k] &&
+			    msg.pfm_ovfl_msg.msg_ovfl_tid == (uint32_t)tids[k])
+				break;
+		if (msg.type != PFM_MSG_END || !k || k >= RELOAD_RING ||
+		    ++ends[k] > 1) {
+			if (st->bad++ < 10)
+				TH_LOG("message type %u tid %u: %s", msg.type,
+				       msg.pfm_ovfl_msg.msg_ovfl_tid,
+				       k >= RELOAD_RING ? "unknown thread" :
+				       !k ? "thread still alive" :
+				       "second end");
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A thread exits while its monitor unloads the context and loads it
+ * on the thread again, in a loop (core/hook.c, "Exit racing a reload").
+ * One context serves every thread (PFM_STORM_RELOADS, 300): loaded on
+ * the parked thread, started; the thread is released (10000 to 41500
+ * raw calls and a raw exit, on CPU 0 with the monitor) and the monitor loops unload (always 0),
+ * load (0 or ESRCH, nothing else), start after a load (0, or EINVAL
+ * when the thread's end unloaded the context meanwhile).  Even threads
+ * loop until a load fails with ESRCH; threads 1, 5, 9... are not
+ * reloaded at all, threads 3, 7, 11... stop after the first reload that
+ * succeeded (unless one failed first): both leave the context loaded.  A
+ * thread left loaded must end with exactly one PFM_MSG_END carrying its
+ * id (the next load needs the context back); one whose last load failed
+ * may have one (its last switch came while loaded, before the monitor's
+ * unload), never two, and no END ever names another thread.  The next
+ * thread's load must return 0: a queued end of the previous thread goes
+ * out first, with that thread's id.  Sessions and perfmon.ko's
+ * reference count (each hook holds one) return to where they were.
+ */
+TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
+{
+	unsigned long total = env_num("PFM_STORM_RELOADS", 300), i, j;
+	unsigned long ends[RELOAD_RING] = { 0 };
+	int tids[RELOAD_RING] = { 0 };
+	struct reload_stats st = { 0 };
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	long long base_sess, base_ref;
+	struct xthr x[2];
+	struct xthr *cur, *next;
+	cpu_set_t cpu0, saved;
+	int fd, err, tid;
+	bool loaded;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "counts the software PMU's events");
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	base_sess = sessions("task");
+	base_ref = perfmon_refcnt();
+	fd = exit_ctx(0, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	next = &x[0];
+	ASSERT_EQ(0, reload_thread(next, 0));
+	for (i = 0; i < total; i++) {
+		cur = next;
+		next = cur == &x[0] ? &x[1] : &x[0];
+		tid = atomic_load(&cur->tid);
+		/* Slot 0 is this thread; 1.. the ones before, which exited. */
+		reload_shift(tids, ends, tid);
+		err = pfm_load(fd, tid);
+		ASSERT_EQ(0, err) TH_LOG("thread %lu: load: %s", i,
+					 strerror(-err));
+		/* The previous thread's end, if it had one, is queued now. */
+		st.ends += reload_drain(_metadata, fd, tids, ends, &st);
+		reload_start(_metadata, fd, i, &st);
+		/* The next thread, parked, so that its load follows at once. */
+		ASSERT_EQ(0, reload_thread(next, i + 1));
+		xthr_release(cur);
+		loaded = true;
+		/* Every 4th thread from 1: no reload, it ends loaded. */
+		for (j = 0; i % 4 != 1; j++) {
+			if (pfm_unload_context(fd)) {
+				if (st.bad++ < 10)
+					TH_LOG("thread %lu: unload: %s", i,
+					       strerror(errno));
+				loaded = false;
+				break;
+			}
+			st.cycles++;
+			err = pfm_load(fd, tid);
+			if (err == -ESRCH) {
+				st.loads_esrch++;
+				loaded = false;
+				break;
+			}
+			if (err) {
+				if (st.bad++ < 10)
+					TH_LOG("thread %lu: load: %s", i,
+					       strerror(-err));
+				loaded = false;
+				break;
+			}
+			st.loads_ok++;
+			reload_start(_metadata, fd, i, &st);
+			if (i % 4 == 3)
+				break;
+		}
+		pthread_join(cur->th, NULL);
+		if (loaded) {
+			/* Loaded at its end: exactly one PFM_MSG_END, its own. */
+			st.ended_loaded++;
+			err = wait_end(fd, tid, &st.bad);
+			if (err) {
+				if (st.bad++ < 10)
+					TH_LOG("thread %lu (tid %d) loaded: no end: %s",
+					       i, tid, strerror(-err));
+			} else {
+				ends[0]++;
+				st.ends++;
+				st.ends_loaded++;
+			}
+		}
+		st.threads++;
+	}
+	/* The last end queued, if any: a load on the spare thread. */
+	reload_shift(tids, ends, atomic_load(&next->tid));
+	EXPECT_EQ(0, pfm_load(fd, tids[0]));
+	st.ends += reload_drain(_metadata, fd, tids, ends, &st);
+	EXPECT_EQ(0, pfm_unload_context(fd));
+	xthr_release(next);
+	pthread_join(next->th, NULL);
+	close(fd);
+	sched_setaffinity(0, sizeof(saved), &saved);
+	TH_LOG("%lu threads in %llu ms, %lu unload/load cycles",
+	       st.threads, ULL((clock_ns(CLOCK_MONOTONIC) - t0) / MS),
+	       st.cycles);
+	TH_LOG("loads: %lu ok, %lu ESRCH; %lu starts found the end's unload",
+	       st.loads_ok, st.loads_esrch, st.starts_unloaded);
+	TH_LOG("PFM_MSG_END: %lu of %lu threads left loaded, %lu of %lu not",
+	       st.ends_loaded, st.ended_loaded, st.ends - st.ends_loaded,
+	       st.loads_esrch);
+	TH_LOG("%lu bad", st.bad);
+	EXPECT_EQ(0, st.bad);
+	EXPECT_EQ(st.ended_loaded, st.ends_loaded);
+	EXPECT_EQ(total, st.threads);
+	EXPECT_EQ(total - st.ended_loaded, st.loads_esrch);
+	EXPECT_LT(0, st.loads_esrch);
+	EXPECT_LT(0, st.ended_loaded);
+	EXPECT_EQ(base_sess, sessions("task"));
+	EXPECT_EQ(base_ref, refcnt_settle(base_ref));
 }
 
 TEST_HARNESS_MAIN
