@@ -450,8 +450,13 @@ static int direct_count(const uint64_t *evtsel, int n, const char *rounds,
 	for (i = 0; fd >= 0 && i < n; i++)
 		if (pfm_add_ctr(fd, 0, i, evtsel[i], 0, 0))
 			break;
-	if (i == n && !pfm_load_traced(fd, pid) && !pfm_start(fd, NULL) &&
-	    write(go[1], &c, 1) == 1)
+	/*
+	 * Loading needs the caller to trace the child; it stays traced
+	 * (seized, never stopped) to its end: letting it go needs a stop,
+	 * which would restart its read(), and the restart would count.
+	 */
+	if (i == n && !ptrace(PTRACE_SEIZE, pid, 0, 0) && !pfm_load(fd, pid) &&
+	    !pfm_start(fd, NULL) && write(go[1], &c, 1) == 1)
 		ret = 0;
 	close(go[1]);	/* on failure, the child ends in read() */
 	while (read(out[0], sink, sizeof(sink)) > 0)
