@@ -179,6 +179,9 @@ static void pfm_smpl_mem_unreserve(size_t size)
  */
 unsigned int pfm_smpl_user_mlock_kb = 516;
 
+/* include/perfmon/compat.h: a kernel whose users have no locked_vm. */
+atomic_long_t pfm_all_users_locked_vm = ATOMIC_LONG_INIT(0);
+
 /* Pages the user of the caller may lock in all: allowance + rlimit. */
 static unsigned long pfm_smpl_user_limit(void)
 {
@@ -189,8 +192,8 @@ static unsigned long pfm_smpl_user_limit(void)
 }
 
 /*
- * Charge @pages to the caller's user (user->locked_vm, which perf,
- * io_uring and BPF charge too), within the allowance and the caller's
+ * Charge @pages to the caller's user (user->locked_vm, which io_uring,
+ * RDMA and others charge too), within the allowance and the caller's
  * RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK or the paranoid level is
  * -1 (perf's rules): a per-process charge let one user lock as much as
  * it liked with more processes.  0 or -ENOMEM.
@@ -198,7 +201,8 @@ static unsigned long pfm_smpl_user_limit(void)
 static int pfm_smpl_charge_user(struct user_struct *user, unsigned long pages,
 				bool bypass)
 {
-	unsigned long total = atomic_long_add_return(pages, &user->locked_vm);
+	atomic_long_t *locked = pfm_user_locked_vm(user);
+	unsigned long total = atomic_long_add_return(pages, locked);
 	unsigned long limit;
 
 	if (bypass)
@@ -206,7 +210,7 @@ static int pfm_smpl_charge_user(struct user_struct *user, unsigned long pages,
 	limit = pfm_smpl_user_limit();
 	if (total <= limit)
 		return 0;
-	atomic_long_sub(pages, &user->locked_vm);
+	atomic_long_sub(pages, locked);
 	pr_info_ratelimited("a %lu KiB sampling buffer would bring the locked memory of uid %u to %lu KiB, over its RLIMIT_MEMLOCK plus /sys/kernel/perfmon/smpl_user_mlock_kb per CPU (%lu KiB): raise ulimit -l or that file, or use fewer or smaller buffers\n",
 			    pages << (PAGE_SHIFT - 10),
 			    from_kuid_munged(&init_user_ns, current_uid()),
@@ -255,7 +259,7 @@ static void pfm_smpl_uncharge(struct pfm_smpl_buf *buf)
 		return;
 	account_locked_vm(buf->mm, pages, false);
 	mmdrop(buf->mm);
-	atomic_long_sub(pages, &buf->user->locked_vm);
+	atomic_long_sub(pages, pfm_user_locked_vm(buf->user));
 	free_uid(buf->user);
 }
 

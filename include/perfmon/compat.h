@@ -17,6 +17,10 @@
  * x86 apic_write() became a static    6.6    pfm_apic_write() calls
  * call whose key is not exported             apic->write (exported struct
  *                                            apic) on every kernel
+ * user_struct::locked_vm exists only  config pfm_user_locked_vm(): the
+ * with one of its users built in             field; without it (the debug
+ * (CONFIG_NET, IO_URING, ...)                gate's tinyconfig) one counter
+ *                                            for all users, never looser
  *
  * Tested in CI against Debian's 6.1 and 6.12 (generic and -rt); see the
  * README's kernel table.  Tests look for the feature, not the version:
@@ -29,6 +33,25 @@
 
 #include <linux/bitfield.h>
 #include <linux/mm.h>
+#include <linux/sched/user.h>
+
+extern atomic_long_t pfm_all_users_locked_vm;
+
+/* Same condition as the field's in include/linux/sched/user.h. */
+#if defined(CONFIG_NET) || defined(CONFIG_IO_URING) || \
+	defined(CONFIG_VFIO_PCI_ZDEV_KVM) || IS_ENABLED(CONFIG_IOMMUFD) || \
+	defined(CONFIG_SECRETMEM)
+/* The locked pages charged to @user (with perf's, io_uring's...). */
+static inline atomic_long_t *pfm_user_locked_vm(struct user_struct *user)
+{
+	return &user->locked_vm;
+}
+#else
+static inline atomic_long_t *pfm_user_locked_vm(struct user_struct *user)
+{
+	return &pfm_all_users_locked_vm;
+}
+#endif
 
 #ifdef CONFIG_X86
 #include <asm/apic.h>
