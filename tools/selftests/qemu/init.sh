@@ -109,9 +109,14 @@ kmemleak_scan() {
 }
 [ -w $KMEMLEAK ] && kmemleak_scan
 
+# Without the CPU hotplug chatter of the storms (thousands of lines): on
+# the -rt kernel under load, dumping them starved the serial port's
+# threaded interrupt ("irq 4: nobody cared", then disabled) and the
+# lines below never came out.
 echo "RIG-DMESG-BEGIN"
-dmesg
+dmesg | grep -v -E 'smpboot: |no longer affine to cpu|callbacks suppressed'
 echo "RIG-DMESG-END"
 echo "RIG-DONE rc=$rc"
 sync
+sleep 1		# let the serial port drain before the power goes
 poweroff -f
