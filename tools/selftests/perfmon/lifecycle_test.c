@@ -195,7 +195,8 @@ TEST(write_pmds_while_loaded)
 	burn_cpu(10 * MS);
 	v = pfm_read_pmd(fd, 0, 0);
 	EXPECT_LE(1ull << 40, v);
-	EXPECT_GT((1ull << 40) + 20 * MS, v);
+	/* 10 ms burnt, and the calls around them (slow on a debug kernel). */
+	EXPECT_GT((1ull << 40) + 20 * MS * timing_slack(), v);
 	close(fd);
 }
 
