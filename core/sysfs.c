@@ -59,6 +59,17 @@ static ssize_t sys_sessions_count_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", pfm_sessions_count(true));
 }
 
+/*
+ * The value written to a knob of unsigned integers, by a writer with
+ * CAP_SYS_ADMIN.  0, -EPERM, or kstrtouint()'s -EINVAL or -ERANGE.
+ */
+static int pfm_knob_uint(const char *buf, unsigned int *v)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return kstrtouint(buf, 0, v);
+}
+
 static ssize_t ctx_per_user_max_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
 {
@@ -72,9 +83,7 @@ static ssize_t ctx_per_user_max_store(struct kobject *kobj,
 	unsigned int v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtouint(buf, 0, &v);
+	ret = pfm_knob_uint(buf, &v);
 	if (ret)
 		return ret;
 	WRITE_ONCE(pfm_ctx_per_user_max, v);
@@ -152,9 +161,7 @@ static ssize_t smpl_user_mlock_kb_store(struct kobject *kobj,
 	unsigned int v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtouint(buf, 0, &v);
+	ret = pfm_knob_uint(buf, &v);
 	if (ret)
 		return ret;
 	/* Lowering it frees nothing: buffers in use stay charged. */
@@ -175,9 +182,7 @@ static ssize_t sets_per_ctx_max_store(struct kobject *kobj,
 	unsigned int v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtouint(buf, 0, &v);
+	ret = pfm_knob_uint(buf, &v);
 	if (ret)
 		return ret;
 	/* Set 0 always exists; set ids are 16 bits. */
@@ -201,9 +206,7 @@ static ssize_t switch_irqoff_max_ns_store(struct kobject *kobj,
 	unsigned int v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtouint(buf, 0, &v);
+	ret = pfm_knob_uint(buf, &v);
 	if (ret)
 		return ret;
 	if (v)
