@@ -99,6 +99,7 @@ struct pfm_context *pfm_context_alloc(void)
 	prandom_seed_state(&ctx->rnd, get_random_u64());
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);
 	pfm_switch_timer_init(ctx);
+	pfm_throttle_init(ctx);
 	pfm_ctx_exit_init(ctx);
 	__module_get(THIS_MODULE);
 	return ctx;
@@ -116,6 +117,7 @@ static void pfm_context_free(struct pfm_context *ctx)
 
 	WARN_ON_ONCE(ctx->live_cpu >= 0 || ctx->task || ctx->hook);
 	hrtimer_cancel(&ctx->switch_timer);
+	pfm_throttle_exit(ctx);
 	list_splice_init(&ctx->dead_sets, &ctx->sets);
 	list_for_each_entry_safe(set, tmp, &ctx->sets, list) {
 		list_del(&set->list);

@@ -326,6 +326,7 @@ static int __pfm_load_context(struct pfm_context *ctx, void *arg)
 	pfm_set_activate(ctx, pfm_find_set(ctx, a->req->load_set));
 	ctx->started = false;
 	ctx->task_ended = false;
+	ctx->throttled = false;
 	bitmap_zero(ctx->restart_pmds, PFM_MAX_PMDS);
 	ctx->switch_pending = false;
 	ctx->state = PFM_CTX_LOADED;

@@ -103,13 +103,14 @@ static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 		set->pmds[i].value = pfm_pmd_read_hw(ctx, set, i);
 }
 
-/* Counting runs when the context is started and not masked. */
+/* Counting runs when the context is started, not masked nor throttled. */
 static __always_inline void __pfm_ctx_resume(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu_config *pmu = ctx->pmu;
 
-	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED)
+	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED ||
+	    ctx->throttled)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
@@ -121,7 +122,7 @@ static __always_inline void __pfm_ctx_resume(struct pfm_context *ctx)
  * pfm_ctx_resume() - let the live set count, if the context is started
  * @ctx: the context, locked, live on this CPU
  *
- * Counting runs when the context is started and not masked.
+ * Counting runs when the context is started, not masked nor throttled.
  *
  * Context: interrupts disabled, on the live CPU.
  */

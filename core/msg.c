@@ -147,6 +147,32 @@ void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 }
 
 /**
+ * pfm_msg_post_throttle() - queue the message of a throttled context
+ * @ctx: the context, locked, live on this CPU
+ *
+ * With PFM_FL_OVFL_NO_MSG nothing is queued: that monitor reads no
+ * messages but PFM_MSG_END.
+ *
+ * Return: a message was queued: the caller wakes readers with
+ * pfm_msg_wake_irq() after dropping the lock.
+ */
+bool pfm_msg_post_throttle(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	union pfarg_msg msg = {};
+	struct pfarg_ovfl_msg *m = &msg.pfm_ovfl_msg;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->flags & PFM_FL_OVFL_NO_MSG)
+		return false;
+	m->msg_type = PFM_MSG_THROTTLE;
+	pfm_current_ids(ctx, &m->msg_ovfl_pid, &m->msg_ovfl_tid);
+	m->msg_active_set = ctx->active_set->id;
+	m->msg_ovfl_cpu = smp_processor_id();
+	return pfm_msgq_add(ctx, &msg);
+}
+
+/**
  * pfm_msg_post_wake() - record a wake-up without a message
  * @ctx: the context, locked
  *

@@ -169,6 +169,13 @@ struct completion;
  * @exec_id: per-thread: the thread's self_exec_id when the load checked
  *           the caller may monitor it (core/exec.c)
  * @switch_timer: time-based set switching on @live_cpu
+ * @throttled: too many overflow interrupts: not counting until
+ *             @throttle_timer fires, a tick later (core/throttle.c)
+ * @throttles: times the context was throttled since its creation
+ * @throttle_iw: starts @throttle_timer after the interrupt (an NMI on x86)
+ * @throttle_timer: ends the throttling
+ * @unthrottle_csd: resumes counting on @live_cpu when the timer fired
+ *                  elsewhere
  * @msgq: message ring; @msgq_head is the next to read, @msgq_tail the
  *        next free slot (indices modulo PFM_MSGS_COUNT, both free-running)
  * @msgq_head: see @msgq
@@ -228,6 +235,11 @@ struct pfm_context {
 	bool exec_priv;
 	u64 exec_id;
 	struct hrtimer switch_timer;
+	bool throttled;
+	unsigned int throttles;
+	struct irq_work throttle_iw;
+	struct hrtimer throttle_timer;
+	call_single_data_t unthrottle_csd;
 	union pfarg_msg msgq[PFM_MSGS_COUNT];
 	unsigned int msgq_head;
 	unsigned int msgq_tail;
@@ -395,6 +407,12 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx);
 void pfm_hook_detach(struct pfm_hook *hook);
 void pfm_hook_exec(void);
 
+/* core/throttle.c: a bound on the overflow interrupts of each CPU */
+extern unsigned int pfm_max_ovfl_rate;
+bool pfm_throttle_check(struct pfm_context *ctx, u64 since);
+void pfm_throttle_init(struct pfm_context *ctx);
+void pfm_throttle_exit(struct pfm_context *ctx);
+
 /* core/exec.c: an exec of an image its monitor may not watch ends it */
 int pfm_exec_init(void);
 void pfm_exec_exit(void);
@@ -490,6 +508,7 @@ void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
 void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 		       u64 ip);
 void pfm_msg_post_wake(struct pfm_context *ctx);
+bool pfm_msg_post_throttle(struct pfm_context *ctx);
 ssize_t pfm_msg_take(struct pfm_context *ctx, union pfarg_msg *msg);
 void pfm_msg_wake(struct pfm_context *ctx);
 void pfm_msg_wake_irq(struct pfm_context *ctx);

@@ -18,6 +18,8 @@
  *   switch_irqoff_max_ns    longest ctx->lock section (interrupts off) of
  *                           a set-switch timer or an overflow since load;
  *                           writing 0 starts over
+ *   max_ovfl_rate           overflow interrupts per second a CPU takes
+ *                           before throttling (0: none; 100000)
  *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
  *   pmu_desc/counter_width  bits of a hardware counter
@@ -215,6 +217,26 @@ static ssize_t switch_irqoff_max_ns_store(struct kobject *kobj,
 	return count;
 }
 
+static ssize_t max_ovfl_rate_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(pfm_max_ovfl_rate));
+}
+
+static ssize_t max_ovfl_rate_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	ret = pfm_knob_uint(buf, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(pfm_max_ovfl_rate, v);
+	return count;
+}
+
 static struct kobj_attribute pfm_attr_version = __ATTR_RO(version);
 static struct kobj_attribute pfm_attr_task = __ATTR_RO(task_sessions_count);
 static struct kobj_attribute pfm_attr_sys = __ATTR_RO(sys_sessions_count);
@@ -230,6 +252,8 @@ static struct kobj_attribute pfm_attr_sets_max =
 	__ATTR_RW_MODE(sets_per_ctx_max, 0644);
 static struct kobj_attribute pfm_attr_irqoff =
 	__ATTR_RW_MODE(switch_irqoff_max_ns, 0644);
+static struct kobj_attribute pfm_attr_ovfl_rate =
+	__ATTR_RW_MODE(max_ovfl_rate, 0644);
 
 static struct attribute *pfm_attrs[] = {
 	&pfm_attr_version.attr,
@@ -242,6 +266,7 @@ static struct attribute *pfm_attrs[] = {
 	&pfm_attr_user_mlock.attr,
 	&pfm_attr_sets_max.attr,
 	&pfm_attr_irqoff.attr,
+	&pfm_attr_ovfl_rate.attr,
 	NULL,
 };
 

@@ -147,6 +147,7 @@ struct pfmon_target {
  * @live: traced threads not reaped yet
  * @child_done: @child was reaped
  * @child_status: its wait status
+ * @throttles: PFM_MSG_THROTTLE read: ticks some context did not count
  */
 struct pfmon_session {
 	struct pfmon_pmu pmu;
@@ -166,6 +167,7 @@ struct pfmon_session {
 	int live;
 	bool child_done;
 	int child_status;
+	unsigned long throttles;
 };
 
 /* pfmon_loop_ops.proc_event: what happened to a traced thread */

@@ -431,6 +431,11 @@ void pfmon_session_free(struct pfmon_session *s)
 {
 	int i;
 
+	if (s->throttles)
+		fprintf(stderr,
+			"pfmon: overflows came too fast: counting paused %lu times for a tick, those events are missing (use a longer period, or raise /sys/kernel/perfmon/max_ovfl_rate)\n",
+			s->throttles);
+
 	for (i = 0; i < s->ntgt; i++) {
 		pfm_ring_unmap(&s->tgt[i].ring);
 		if (s->tgt[i].fd >= 0)
@@ -637,9 +642,12 @@ static void target_wake(struct pfmon_session *s, struct pfmon_target *t,
 {
 	union pfarg_msg msg;
 
-	while (read(t->fd, &msg, sizeof(msg)) == sizeof(msg))
+	while (read(t->fd, &msg, sizeof(msg)) == sizeof(msg)) {
 		if (msg.type == PFM_MSG_END)
 			t->ended = true;
+		else if (msg.type == PFM_MSG_THROTTLE)
+			s->throttles++;
+	}
 	if (ops->drain)
 		ops->drain(s, t, ops->arg);
 }

@@ -242,10 +242,12 @@ struct pfarg_setinfo {
  */
 #define PFM_MSG_OVFL	1	/* a counter overflowed */
 #define PFM_MSG_END	2	/* the monitored thread ended */
+#define PFM_MSG_THROTTLE 3	/* too many overflows: a tick's pause */
 
 /**
- * struct pfarg_ovfl_msg - overflow (or end) notification
- * @msg_type: PFM_MSG_OVFL or PFM_MSG_END
+ * struct pfarg_ovfl_msg - overflow, end or throttle notification
+ * @msg_type: PFM_MSG_OVFL, PFM_MSG_END or PFM_MSG_THROTTLE (its IP and
+ *            PMDs are 0)
  * @msg_ovfl_pid: process id of the monitored thread
  * @msg_active_set: event set active at the overflow
  * @msg_ovfl_cpu: CPU of the overflow

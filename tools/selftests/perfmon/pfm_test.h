@@ -454,6 +454,116 @@ static inline int klog_count(const char *s)
 	return n;
 }
 
+/*
+ * Overflow storms (Documentation/security.rst, "Overflow interrupt
+ * storms"): on every CPU a uid-65534 process counts with PMC/PMD @pmd =
+ * @pmc reloaded every @period events (a reset value of -@period), and
+ * with PMC/PMD @ref_pmd = @ref_pmc never reset, for @ms of wall time,
+ * spinning at user level (making system calls when @sys); meanwhile
+ * the caller sleeps 1 ms at a time and records how late it wakes up.
+ */
+struct storm_cfg {
+	uint16_t pmd, ref_pmd;
+	uint64_t pmc, ref_pmc;
+	bool sys;
+	unsigned int ms;
+};
+
+struct storm_seen {
+	uint64_t grown_min;	/* least PMD1 growth over a CPU's run */
+	unsigned int throttles;	/* PFM_MSG_THROTTLE read, all CPUs */
+	unsigned int failed;	/* CPUs whose process failed */
+	uint64_t late_max_ns;	/* the sleeper's worst lateness */
+	uint64_t late_avg_ns;
+	unsigned int wakeups;
+};
+
+/* One CPU's storm; writes its reference PMD's growth and throttles. */
+static inline int storm_cpu(int cpu, const struct storm_cfg *c,
+			    uint64_t period, int out)
+{
+	uint64_t v[2] = { 0, 0 }, end;
+	union pfarg_msg msg;
+	pfarg_pmd_t pd[2];
+	int fd;
+
+	if (pin_to_cpu(cpu) || become_nobody())
+		return 1;
+	fd = pfm_new_ctx(0);
+	if (fd < 0 || pfm_write_pmc(fd, 0, c->pmd, c->pmc) ||
+	    pfm_write_pmc(fd, 0, c->ref_pmd, c->ref_pmc))
+		return 2;
+	pfm_pmd_prep(&pd[0], 0, c->pmd, 0, -period, -period);
+	pfm_pmd_prep(&pd[1], 0, c->ref_pmd, 0, 0, 0);
+	if (pfm_write_pmds(fd, pd, 2) || pfm_load(fd, gettid()) ||
+	    pfm_start(fd, NULL) || fcntl(fd, F_SETFL, O_NONBLOCK))
+		return 3;
+	end = clock_ns(CLOCK_MONOTONIC) + c->ms * 1000000ull;
+	v[0] = pfm_read_pmd(fd, 0, c->ref_pmd);
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		if (c->sys)
+			syscall(SYS_getppid);
+	v[1] = pfm_read_pmd(fd, 0, c->ref_pmd) - v[0];
+	v[0] = 0;
+	while (read(fd, &msg, sizeof(msg)) == sizeof(msg))
+		v[0] += msg.type == PFM_MSG_THROTTLE;
+	return write(out, v, sizeof(v)) == sizeof(v) ? 0 : 4;
+}
+
+/* One storm's figures, in a test's log (TH_LOG is the harness's). */
+#define STORM_LOG(what, period, seen) do {				\
+	const struct storm_seen *__s = (seen);				\
+									\
+	TH_LOG("%s, period %llu: %u throttles, counts grew %llu+",	\
+	       (what), (unsigned long long)(period), __s->throttles,	\
+	       (unsigned long long)__s->grown_min);			\
+	TH_LOG("  sleeper: %u wake-ups, late by %llu us at worst, %llu on average", \
+	       __s->wakeups, (unsigned long long)(__s->late_max_ns / 1000), \
+	       (unsigned long long)(__s->late_avg_ns / 1000));		\
+} while (0)
+
+/* The storm on every CPU, the sleeper here; findings in @s. */
+static inline void storm_run(const struct storm_cfg *c, uint64_t period,
+			     struct storm_seen *s)
+{
+	int ncpu = online_cpus(), out[2], i, st;
+	uint64_t t, late, sum = 0, end, v[2];
+	struct timespec req = { 0, 1000000 };
+
+	memset(s, 0, sizeof(*s));
+	s->grown_min = UINT64_MAX;
+	if (pipe(out)) {
+		s->failed = ncpu;
+		return;
+	}
+	for (i = 0; i < ncpu; i++)
+		if (fork() == 0)
+			_exit(storm_cpu(i, c, period, out[1]));
+	end = clock_ns(CLOCK_MONOTONIC) + c->ms * 1000000ull;
+	while ((t = clock_ns(CLOCK_MONOTONIC)) < end) {
+		nanosleep(&req, NULL);
+		late = clock_ns(CLOCK_MONOTONIC) - t - 1000000;
+		sum += late;
+		s->late_max_ns = late > s->late_max_ns ? late : s->late_max_ns;
+		s->wakeups++;
+	}
+	s->late_avg_ns = s->wakeups ? sum / s->wakeups : 0;
+	for (i = 0; i < ncpu; i++) {
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			s->failed++;
+			continue;
+		}
+		if (read(out[0], v, sizeof(v)) != sizeof(v)) {
+			s->failed++;
+			continue;
+		}
+		s->throttles += v[0];
+		s->grown_min = v[1] < s->grown_min ? v[1] : s->grown_min;
+	}
+	close(out[0]);
+	close(out[1]);
+}
+
 #define PFM_SYSFS	"/sys/kernel/perfmon/"
 
 /* Write @val to /sys/kernel/perfmon/@name; 0 or -errno. */

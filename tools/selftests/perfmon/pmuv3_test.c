@@ -1217,4 +1217,45 @@ TEST(sampling_cycles_default_format)
 	close(fd);
 }
 
+/*
+ * The storm the throttle is for: uid 65534 counting its own EL0 cycles
+ * in the cycle counter reloaded every 1 to 16 cycles, on every CPU, at
+ * the default max_ovfl_rate (100,000 a second), an event counter
+ * counting the same cycles beside it.  Before throttling a loop of a
+ * million instructions took 655 ms of guest time instead of 1 ms; now
+ * the CPUs throttle (PFM_MSG_THROTTLE) again and again (counting
+ * resumes by itself in between), the counts keep growing, and a sleeper
+ * beside them wakes up within 100 ms (times the slack; printed).  No
+ * unthrottled storm runs here for comparison: its 300 ms of guest time
+ * took longer than the guest's 300 s timeout.
+ */
+TEST(ovfl_storm_throttled)
+{
+	static const uint64_t periods[] = { 1, 2, 4, 8, 16 };
+	static const struct storm_cfg cyc = {
+		CYCLE_IDX, 0, EXCL_EL1, EV_CPU_CYCLES | EXCL_EL1, false, 300
+	};
+	long long rate = knob_read("max_ovfl_rate");
+	struct storm_seen s;
+	char buf[32];
+	unsigned int i;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	ASSERT_EQ(100000, rate);
+	for (i = 0; i < ARRAY_SIZE(periods); i++) {
+		storm_run(&cyc, periods[i], &s);
+		STORM_LOG("cycles, max_ovfl_rate 100000", periods[i], &s);
+		EXPECT_EQ(0, s.failed);
+		/* throttled, resumed by itself, throttled again */
+		EXPECT_LE(2 * online_cpus(), s.throttles);
+		EXPECT_LT(1000, s.grown_min);
+		EXPECT_GT(100 * MS * timing_slack(), s.late_max_ns);
+	}
+	snprintf(buf, sizeof(buf), "%lld", rate);
+	EXPECT_EQ(0, knob_write("max_ovfl_rate", buf));
+}
+
 TEST_HARNESS_MAIN
