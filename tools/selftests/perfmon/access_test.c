@@ -50,35 +50,6 @@ static int become_user(void)
 	return become_nobody() || prctl(PR_SET_DUMPABLE, 1) ? -errno : 0;
 }
 
-/* Copy this program to @path, owned by root, with @mode; 0 or -errno. */
-static int copy_self(const char *path, mode_t mode)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-	ssize_t n;
-
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	unlink(path);
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-	if (out < 0) {
-		ret = -errno;
-		goto close_in;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			ret = -EIO;
-			break;
-		}
-	if (!ret && (n < 0 || fchown(out, 0, 0) || fchmod(out, mode)))
-		ret = -errno;
-	close(out);
-close_in:
-	close(in);
-	return ret;
-}
-
 /* What a monitor saw of a thread that exec'd. */
 struct exec_seen {
 	uint64_t count;		/* system calls counted (PMD1) */

@@ -66,10 +66,12 @@ struct fz_shared {
 	atomic_ulong err[FZ_NERR];
 	atomic_ulong ovfl_msgs;
 	atomic_ulong end_msgs;
+	atomic_ulong throttle_msgs;
 	atomic_ulong empty_reads;	/* read() 0: wake-up without message */
 	atomic_ulong ring_bytes;	/* ring data consumed */
 	atomic_ulong sigio;
 	atomic_ulong kids;
+	atomic_ulong suid_execs;		/* children that exec'd FZ_SUID_IMAGE */
 	atomic_ulong short_threads;
 	atomic_int unexpected;
 };
@@ -89,6 +91,7 @@ struct fz_conf {
 	uint16_t pmcs[PFM_MAX_PMCS];	/* implemented PMC numbers */
 	uint16_t pmds[PFM_MAX_PMDS];
 	uint64_t pmd_mask;		/* implemented PMDs 0-63 */
+	bool suid;			/* FZ_SUID_IMAGE is there to exec */
 };
 
 static struct fz_conf conf;
@@ -709,16 +712,51 @@ static void op_read_pmds(struct fz_thread *t)
 /* Load targets                                                       */
 /* ---------------------------------------------------------------- */
 
-/* Child target: system calls for a while, then exit while monitored. */
+/*
+ * A setuid-root copy of this program (made when the fuzzer runs as
+ * root): a child exec'd into it makes FZ_EXEC_ARG's count of calls, so
+ * that the exec of a privileged image lands at random points of the
+ * contexts loaded on it (Documentation/security.rst, "Exec of a
+ * privileged image").
+ */
+#define FZ_SUID_IMAGE	"/tmp/pfm_fuzz_suid"
+#define FZ_EXEC_ARG	"--pfm-fuzz-exec"
+
+static pfm_attr(constructor) void fz_exec_helper(int argc, char **argv)
+{
+	unsigned long n;
+
+	if (argc != 3 || strcmp(argv[1], FZ_EXEC_ARG))
+		return;
+	for (n = strtoul(argv[2], NULL, 10); n; n--)
+		syscall(SYS_getppid);
+	_exit(0);
+}
+
+/*
+ * Child target: system calls for a while, then exit while monitored;
+ * one in four execs the setuid image half way.
+ */
 static void kid_body(unsigned int n)
 {
+	char arg[16];
+	bool exec = conf.suid && n % 4 == 0;
+
 	/*
 	 * Hold none of the parent's contexts: one loaded on this child
 	 * with PFM_FL_NOTIFY_BLOCK is released when the parent closes it.
 	 */
 	syscall(SYS_close_range, 3, ~0U, 0);
+	/* the image makes the second half of the calls */
+	snprintf(arg, sizeof(arg), "%u", n - n / 2);
+	if (exec)
+		n /= 2;
 	while (n--)
 		syscall(SYS_getppid);
+	if (exec) {
+		atomic_fetch_add(&sh->suid_execs, 1);
+		execl(FZ_SUID_IMAGE, FZ_SUID_IMAGE, FZ_EXEC_ARG, arg, NULL);
+	}
 	_exit(0);
 }
 
@@ -1037,6 +1075,8 @@ static void count_msg(const union pfarg_msg *m, long n)
 		atomic_fetch_add(&sh->ovfl_msgs, 1);
 	else if (m->type == PFM_MSG_END)
 		atomic_fetch_add(&sh->end_msgs, 1);
+	else if (m->type == PFM_MSG_THROTTLE)
+		atomic_fetch_add(&sh->throttle_msgs, 1);
 }
 
 /* A read() that a blocking fd cannot hold for long (see op_read()). */
@@ -1645,12 +1685,14 @@ static void print_report(uint64_t ns)
 
 	printf("# fuzz: seed %#llx: %lu calls in %.1f s, %.0f calls/s\n",
 	       (unsigned long long)conf.seed, calls, s, s ? calls / s : 0.0);
-	printf("# fuzz: messages: overflow %lu end %lu empty %lu; SIGIO %lu; ring bytes %lu\n",
+	printf("# fuzz: messages: overflow %lu end %lu throttle %lu empty %lu",
 	       atomic_load(&sh->ovfl_msgs), atomic_load(&sh->end_msgs),
-	       atomic_load(&sh->empty_reads), atomic_load(&sh->sigio),
+	       atomic_load(&sh->throttle_msgs), atomic_load(&sh->empty_reads));
+	printf("; SIGIO %lu; ring bytes %lu\n", atomic_load(&sh->sigio),
 	       atomic_load(&sh->ring_bytes));
-	printf("# fuzz: target children %lu, short-lived threads %lu\n",
-	       atomic_load(&sh->kids), atomic_load(&sh->short_threads));
+	printf("# fuzz: target children %lu (%lu exec'd a setuid image), ",
+	       atomic_load(&sh->kids), atomic_load(&sh->suid_execs));
+	printf("short-lived threads %lu\n", atomic_load(&sh->short_threads));
 	printf("# fuzz: %-12s %10s\n", "errno", "calls");
 	for (e = 0; e < FZ_NERR; e++)
 		if (atomic_load(&sh->err[e]))
@@ -1771,10 +1813,14 @@ FIXTURE_SETUP(fuzz)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(sh != MAP_FAILED);
 	memset(sh, 0, sizeof(*sh));
+	/* as root: children exec a setuid image (kid_body()) */
+	conf.suid = geteuid() == 0 && copy_self(FZ_SUID_IMAGE, 04755) == 0;
 }
 
 FIXTURE_TEARDOWN(fuzz)
 {
+	if (conf.suid)
+		unlink(FZ_SUID_IMAGE);
 	munmap(sh, sizeof(*sh));
 }
 

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -562,6 +563,35 @@ static inline void storm_run(const struct storm_cfg *c, uint64_t period,
 	}
 	close(out[0]);
 	close(out[1]);
+}
+
+/* Copy this program to @path, owned by root, with @mode; 0 or -errno. */
+static inline int copy_self(const char *path, mode_t mode)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	unlink(path);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (out < 0) {
+		ret = -errno;
+		goto close_in;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			ret = -EIO;
+			break;
+		}
+	if (!ret && (n < 0 || fchown(out, 0, 0) || fchmod(out, mode)))
+		ret = -errno;
+	close(out);
+close_in:
+	close(in);
+	return ret;
 }
 
 #define PFM_SYSFS	"/sys/kernel/perfmon/"
