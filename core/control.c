@@ -735,8 +735,9 @@ static void pfm_restart_masked(struct pfm_context *ctx)
  * long reset values; the sampling format empties its buffer if it
  * wants; a set switch that fell due while masked happens now.
  *
- * Return: 0; -EBADFD before creation; -EINVAL unloaded; -EBUSY when
- * not masked (nothing to restart).
+ * Return: 0; -EBADFD before creation; -EBUSY when not masked (nothing
+ * to restart), unloaded included (after the monitored thread ended, as
+ * perfmon2 v2.8); -EINVAL closing.
  */
 int __pfm_restart(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
@@ -750,6 +751,7 @@ int __pfm_restart(struct pfm_context *ctx)
 		ctx->state = PFM_CTX_LOADED;
 		return 0;
 	case PFM_CTX_LOADED:
+	case PFM_CTX_UNLOADED:
 		return -EBUSY;
 	default:
 		return -EINVAL;

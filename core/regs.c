@@ -122,7 +122,8 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 
-	if (req->reg_reserved1 || req->reg_reserved2 || req->reg_random_seed)
+	/* reg_random_seed: obsolete in perfmon2 v2.8, which ignored it. */
+	if (req->reg_reserved1 || req->reg_reserved2)
 		return PFM_REG_RETFL_EFLAGS;
 	if (req->reg_num >= pmu->max_pmd ||
 	    !test_bit(req->reg_num, pmu->impl_pmds))
@@ -262,13 +263,15 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
 	if (ret)
 		return ret;
 
+	/*
+	 * Input flags are ignored and kept, as perfmon2 v2.8 did: its
+	 * programs read into the array they wrote, then write it again.
+	 */
 	for (i = 0; i < count; i++) {
-		err = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) ?
-		      PFM_REG_RETFL_EFLAGS :
-		      pfm_pmd_check_common(ctx, &req[i], &set);
+		err = pfm_pmd_check_common(ctx, &req[i], &set);
 		if (!err && !test_bit(req[i].reg_num, set->used_pmds))
 			err = PFM_REG_RETFL_UNUSED;
-		req[i].reg_flags = err;
+		req[i].reg_flags = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) | err;
 		if (err) {
 			ret = -EINVAL;
 			continue;

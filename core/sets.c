@@ -212,6 +212,9 @@ static u32 pfm_setdesc_check(const struct pfarg_setdesc *d)
 		return PFM_REG_RETFL_EFLAGS;
 	if ((d->set_flags & PFM_SETFL_TIME_SWITCH) && !d->set_timeout)
 		return PFM_REG_RETFL_EINVAL;
+	/* One reason to switch, as perfmon2 v2.8 required. */
+	if ((d->set_flags & known) == known)
+		return PFM_REG_RETFL_EINVAL;
 	return 0;
 }
 

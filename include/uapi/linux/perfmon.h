@@ -129,7 +129,7 @@ struct pfarg_pmc {
  * @reg_smpl_pmds: PMDs recorded in a sample when this one overflows
  * @reg_smpl_eventid: opaque id recorded with samples
  * @reg_random_mask: bits of the reset value randomized (PFM_REGFL_RANDOM)
- * @reg_random_seed: obsolete in perfmon2; must be zero
+ * @reg_random_seed: obsolete in perfmon2 v2.8, which ignored it; ignored
  * @reg_reserved1: zero
  * @reg_start_pmds: trigger: PMDs 0-63 that start counting when this one
  *                  overflows; they are held (not counting) until then

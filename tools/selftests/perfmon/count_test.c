@@ -232,6 +232,9 @@ TEST(attach_to_another_thread_and_end_message)
 	EXPECT_EQ(v, after);
 	EXPECT_EQ(-1, pfm_stop(fd));	/* unloaded */
 	EXPECT_EQ(EINVAL, errno);
+	/* nothing to restart: perfmon2 v2.8's EBUSY */
+	EXPECT_EQ(-1, pfm_restart(fd));
+	EXPECT_EQ(EBUSY, errno);
 	close(fd);
 }
 

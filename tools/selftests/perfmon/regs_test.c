@@ -254,7 +254,7 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 			pd.reg_flags = 0x10;			/* unknown flag */
 			break;
 		case 1:
-			pd.reg_random_seed = 1;			/* obsolete */
+			pd.reg_flags = PFM_REGFL_NO_EMUL64;	/* a PMC's */
 			break;
 		case 2:
 			pd.reg_reserved2 = 1;
@@ -279,6 +279,42 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 			TH_LOG("case %u", i);
 		EXPECT_EQ(want, pd.reg_flags & PFM_REG_RETFL_MASK) TH_LOG("case %u", i);
 	}
+}
+
+/*
+ * perfmon2 v2.8's rules (Documentation/library.rst): its programs fill
+ * one array, write it, read into it and write it again.  The obsolete
+ * reg_random_seed is accepted and ignored; a read ignores the input
+ * flags and leaves them, so that the next write asks the same.
+ */
+TEST_F(ctx, v28_reused_pmd_array)
+{
+	struct pfarg_pmd pd[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		pmd_init(&pd[i], i, -1000ull);
+	pd[0].reg_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM;
+	pd[0].reg_random_mask = 0xff;
+	pd[0].reg_random_seed = 5;
+	pd[1].reg_random_seed = 0xdeadbeef;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 2));
+	EXPECT_EQ(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM, pd[0].reg_flags);
+	EXPECT_EQ(0, pd[1].reg_flags);
+	pd[0].reg_value = 0;
+	pd[1].reg_value = 0;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_READ_PMDS, pd, 2));
+	EXPECT_EQ(-1000ull, pd[0].reg_value);
+	EXPECT_EQ(-1000ull, pd[1].reg_value);
+	EXPECT_EQ(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM, pd[0].reg_flags);
+	EXPECT_EQ(0, pd[1].reg_flags);
+	EXPECT_EQ(5, pd[0].reg_random_seed);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 2));
+	/* a read's own refusal still flags its entry, keeping the rest */
+	pd[1].reg_num = 7;	/* no PMD7 */
+	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_READ_PMDS, pd, 2));
+	EXPECT_EQ(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM, pd[0].reg_flags);
+	EXPECT_EQ(PFM_REG_RETFL_NOTAVAIL, pd[1].reg_flags);
 }
 
 TEST_F(ctx, array_argument_refusals)

@@ -165,11 +165,14 @@ TEST(overflow_switching)
 /*
  * Create (or change) sets @first..@first + @n - 1 with @flags and
  * @timeout, PFM_MAX_ARRAY entries per call; 0 or -errno of the first
- * call that failed.
+ * call that failed.  @flags with both PFM_SETFL_TIME_SWITCH and
+ * PFM_SETFL_OVFL_SWITCH, which one set may not ask for, alternates
+ * them: even ids switch on time, odd ones on overflows.
  */
 static int create_sets(int fd, unsigned int first, unsigned int n,
 		       uint32_t flags, uint64_t timeout)
 {
+	const uint32_t both = PFM_SETFL_TIME_SWITCH | PFM_SETFL_OVFL_SWITCH;
 	pfarg_setdesc_t *sd = calloc(n, sizeof(*sd));
 	unsigned int i, k;
 	int ret = 0;
@@ -179,6 +182,10 @@ static int create_sets(int fd, unsigned int first, unsigned int n,
 	for (i = 0; i < n; i++) {
 		sd[i].set_id = first + i;
 		sd[i].set_flags = flags;
+		if ((flags & both) == both)
+			sd[i].set_flags &= (first + i) % 2 ?
+					   ~PFM_SETFL_TIME_SWITCH :
+					   ~PFM_SETFL_OVFL_SWITCH;
 		sd[i].set_timeout = timeout;
 	}
 	for (i = 0; i < n && !ret; i += k) {
@@ -229,6 +236,35 @@ static int sets_knob_nocap_child(void)
  * array is refused), changing an existing set still works; root raises
  * the knob, nobody and root without CAP_SYS_ADMIN may not write it.
  */
+/*
+ * A set switches on time or on overflows, not both: perfmon2 v2.8
+ * refused the pair with EINVAL at creation, and so does this.
+ */
+TEST(one_switch_reason_per_set)
+{
+	pfarg_setdesc_t sd[2];
+	pfarg_setinfo_t si;
+	int fd = pfm_new_ctx(0);
+
+	ASSERT_LE(0, fd);
+	memset(sd, 0, sizeof(sd));
+	sd[0].set_id = 1;
+	sd[0].set_flags = PFM_SETFL_OVFL_SWITCH;
+	sd[1].set_id = 2;
+	sd[1].set_flags = PFM_SETFL_TIME_SWITCH | PFM_SETFL_OVFL_SWITCH;
+	sd[1].set_timeout = MS;
+	EXPECT_EQ(-EINVAL, pfm_array(fd, PFM_CREATE_EVTSETS, sd, 2));
+	EXPECT_EQ(0, sd[0].set_flags & PFM_REG_RETFL_MASK);
+	EXPECT_EQ(PFM_REG_RETFL_EINVAL, sd[1].set_flags & PFM_REG_RETFL_MASK);
+	/* the call is all or nothing: set 1 was not created either */
+	memset(&si, 0, sizeof(si));
+	si.set_id = 1;
+	EXPECT_EQ(-EINVAL, pfm_array(fd, PFM_GETINFO_EVTSETS, &si, 1));
+	sd[1].set_flags = PFM_SETFL_TIME_SWITCH;
+	EXPECT_EQ(0, pfm_array(fd, PFM_CREATE_EVTSETS, sd, 2));
+	close(fd);
+}
+
 TEST(sets_per_ctx_cap)
 {
 	long long cap = knob_read("sets_per_ctx_max");
@@ -273,9 +309,10 @@ TEST(sets_per_ctx_cap)
 
 /*
  * One run for switch_irqoff_max: a thread's context with @nsets sets,
- * each switching on the smallest timeout (100 us) and after every
- * overflow of its task-clock counter, 150 us below the wrap (so both
- * the timer and the overflow switch), with the control page mapped
+ * switching on the smallest timeout (100 us; even set ids) or after
+ * every overflow of the set's task-clock counter, 150 us below the wrap
+ * (odd ids), so that both the timer and the overflow switch, with the
+ * control page mapped
  * (its time_enabled once summed every set), counting for @burn ns of
  * CPU time.  Returns the longest interrupts-off section the kernel
  * noted; *@runs gets the switches.
