@@ -74,7 +74,7 @@ static int pfm_array_ioctl(int fd, unsigned long req, void *arr,
 	while (count > 0) {
 		n = count < PFM_MAX_ARRAY ? count : PFM_MAX_ARRAY;
 		memset(&a, 0, sizeof(a));
-		a.arr_ptr = (__u64)(uintptr_t)p;
+		a.arr_ptr = (uint64_t)(uintptr_t)p;
 		a.arr_count = n;
 		if (ioctl(fd, req, &a) < 0)
 			return -1;
@@ -99,7 +99,7 @@ int pfm_create_context(pfarg_ctx_t *ctx, char *smpl_name, void *smpl_arg,
 		errno = EFAULT;
 		return -1;
 	}
-	if (len >= PFM_NAME_LEN || smpl_size != (__u32)smpl_size) {
+	if (len >= PFM_NAME_LEN || smpl_size != (uint32_t)smpl_size) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -108,8 +108,8 @@ int pfm_create_context(pfarg_ctx_t *ctx, char *smpl_name, void *smpl_arg,
 	c.ctx = *ctx;
 	if (len)
 		memcpy(c.create_fmt_name, smpl_name, len);
-	c.create_fmt_arg = (__u64)(uintptr_t)smpl_arg;
-	c.create_fmt_arg_size = (__u32)smpl_size;
+	c.create_fmt_arg = (uint64_t)(uintptr_t)smpl_arg;
+	c.create_fmt_arg_size = (uint32_t)smpl_size;
 
 	fd = pfm_dev_open(O_RDWR);
 	if (fd < 0)

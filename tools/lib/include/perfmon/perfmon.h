@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>		/* pid_t, as perfmon2 v2.8's header gave */
 #include <perfmon/perfmon_abi.h>
 #include <perfmon/perfmon_ring.h>
 
@@ -29,7 +30,15 @@ typedef struct pfarg_load	pfarg_load_t;
 typedef struct pfarg_setdesc	pfarg_setdesc_t;
 typedef struct pfarg_setinfo	pfarg_setinfo_t;
 typedef union pfarg_msg		pfarg_msg_t;
-typedef struct pfarg_ovfl_msg	pfm_ovfl_msg_t;
+typedef struct pfarg_ovfl_msg	pfarg_ovfl_msg_t;
+typedef struct pfarg_ovfl_msg	pfm_ovfl_msg_t;	/* before v2.8 */
+typedef int			os_err_t;	/* v2.8's return type */
+
+/* perfmon2 v2.8 and earlier names (Documentation/library.rst) */
+#define PFM_BPL			(sizeof(uint64_t) << 3)	/* bits a vector word */
+#define PFM_REG_HAS_ERROR(flag)	(((flag) & PFM_REG_RETFL_MASK) != 0)
+/* v2.2's remapped sets: never done here, so PFM_CREATE_CONTEXT refuses it. */
+#define PFM_FL_MAP_SETS		0x10
 
 /* perfmon2 v2.8 calls */
 int pfm_create_context(pfarg_ctx_t *ctx, char *smpl_name, void *smpl_arg,
