@@ -349,7 +349,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	}
 	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS))
 		wake = pfm_overflow(ctx, set, ovfl64, pfm_sample_ip(ctx, regs));
-	if (pfm_throttle_check(ctx, t0))
+	if (pfm_throttle_check(ctx))
 		wake = true;
 	/* Carried upper bits, reloaded counters, a halt: all in the page. */
 	pfm_upage_update(ctx);

@@ -409,7 +409,7 @@ void pfm_hook_exec(void);
 
 /* core/throttle.c: a bound on the overflow interrupts of each CPU */
 extern unsigned int pfm_max_ovfl_rate;
-bool pfm_throttle_check(struct pfm_context *ctx, u64 since);
+bool pfm_throttle_check(struct pfm_context *ctx);
 void pfm_throttle_init(struct pfm_context *ctx);
 void pfm_throttle_exit(struct pfm_context *ctx);
 

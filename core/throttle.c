@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Overflow interrupt throttling, perfmon's answer to a counter reloaded
- * with a tiny period (perf's perf_event_max_sample_rate and
- * perf_cpu_time_max_percent).  Each CPU counts the overflow interrupts
- * it handled in the current tick and the time they took.  Past
- * max_ovfl_rate / HZ interrupts, or a quarter of the tick, the context
- * whose interrupt went over is throttled: its counters stop (here, and
+ * with a tiny period (perf's perf_event_max_sample_rate).  Each CPU
+ * counts the overflow interrupts it handled in the current tick.  Past
+ * max_ovfl_rate / HZ interrupts the context whose interrupt went over is
+ * throttled: its counters stop (here, and
  * wherever its thread runs next), the monitor reads PFM_MSG_THROTTLE,
  * and a tick later counting resumes by itself.  A throttled context
  * then costs at most about one tick's worth of interrupts per two
@@ -14,14 +13,16 @@
  * nor is its time in the set's duration.
  *
  * Only one context is live on a CPU at a time, so a per-CPU bound is a
- * bound on that context.  On x86 the interrupt is an NMI, where no
+ * bound on that context.  The interrupts are counted, not timed (perf
+ * also bounds their share of the CPU, perf_cpu_time_max_percent): under
+ * emulation a handler's time says little, and a bound by time would
+ * throttle ordinary sampling there.  On x86 the interrupt is an NMI, where no
  * hrtimer may be started: a hard irq_work on the same CPU starts it.
  */
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
-#include <linux/sched/clock.h>
 #include <linux/smp.h>
 
 #include "perfmon.h"
@@ -29,20 +30,16 @@
 /* Interrupts per second per CPU (sysfs max_ovfl_rate); 0: no limit. */
 unsigned int pfm_max_ovfl_rate = 100000;
 
-/* Share of a tick the interrupts of a CPU may take (perf's 25%). */
-#define PFM_THROTTLE_TIME_PCT	25
-
 /* This CPU's overflow interrupts in the tick @tick. */
 struct pfm_throttle_cpu {
 	unsigned long tick;
 	unsigned int count;
-	u64 ns;
 };
 
 static DEFINE_PER_CPU(struct pfm_throttle_cpu, pfm_throttle_cpu);
 
-/* Account one interrupt that took @ns; true when this CPU is past it. */
-static bool pfm_throttle_count(u64 ns)
+/* Account one interrupt; true when this CPU is past the rate. */
+static bool pfm_throttle_count(void)
 {
 	struct pfm_throttle_cpu *t = this_cpu_ptr(&pfm_throttle_cpu);
 	unsigned int rate = READ_ONCE(pfm_max_ovfl_rate);
@@ -53,27 +50,23 @@ static bool pfm_throttle_count(u64 ns)
 	if (t->tick != now) {
 		t->tick = now;
 		t->count = 0;
-		t->ns = 0;
 	}
-	t->ns += ns;
-	return ++t->count > DIV_ROUND_UP(rate, HZ) ||
-	       t->ns > TICK_NSEC / 100 * PFM_THROTTLE_TIME_PCT;
+	return ++t->count > DIV_ROUND_UP(rate, HZ);
 }
 
 /**
  * pfm_throttle_check() - throttle @ctx if this CPU takes too many
  *                        overflow interrupts
  * @ctx: the context whose interrupt this was, locked, live here
- * @since: local_clock() when the interrupt's handling began
  *
  * Context: the overflow interrupt (an NMI on x86).
  * Return: a message was queued: the caller wakes the readers.
  */
-bool pfm_throttle_check(struct pfm_context *ctx, u64 since)
+bool pfm_throttle_check(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
-	if (!pfm_throttle_count(local_clock() - since) || ctx->throttled)
+	if (!pfm_throttle_count() || ctx->throttled)
 		return false;
 	ctx->throttled = true;
 	ctx->throttles++;
