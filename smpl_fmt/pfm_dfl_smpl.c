@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfm_dfl_smpl: perfmon2's "default" sampling format.  A header, then
- * fixed entries (struct pfm_dfl_smpl_entry and the sampled PMD values)
- * until the buffer is full; full means notify the monitor and mask
+ * entries (struct pfm_dfl_smpl_entry, perfmon2 v2.8's, or with
+ * PFM_DFL_SMPL_FL_V2 struct pfm_dfl_smpl_entry_v2, then the sampled PMD
+ * values) until the buffer is full; full means notify the monitor and mask
  * until it restarts, which empties the buffer.  Layout and protocol:
  * include/uapi/linux/perfmon_dfl_smpl.h, Documentation/sampling.rst.
  *
@@ -14,18 +15,19 @@
 #include <perfmon/smpl_fmt.h>
 #include <uapi/linux/perfmon_dfl_smpl.h>
 
-/* Smallest useful buffer: the header and one entry without values. */
-#define DFL_MIN_SIZE	(sizeof(struct pfm_dfl_smpl_hdr) + \
-			 sizeof(struct pfm_dfl_smpl_entry))
-
 static int dfl_validate(u32 ctx_flags, const void *data)
 {
 	const struct pfm_dfl_smpl_arg *arg = data;
+	size_t entry = arg->buf_flags & PFM_DFL_SMPL_FL_V2 ?
+		       sizeof(struct pfm_dfl_smpl_entry_v2) :
+		       sizeof(struct pfm_dfl_smpl_entry);
 
-	if (arg->buf_flags || arg->reserved1 ||
-	    memchr_inv(arg->reserved2, 0, sizeof(arg->reserved2)))
+	if ((arg->buf_flags & ~PFM_DFL_SMPL_FL_V2) || arg->res1 ||
+	    memchr_inv(arg->reserved, 0, sizeof(arg->reserved)))
 		return -EINVAL;
-	return arg->buf_size < DFL_MIN_SIZE ? -EINVAL : 0;
+	/* Smallest useful buffer: the header and one entry without values. */
+	return arg->buf_size < sizeof(struct pfm_dfl_smpl_hdr) + entry ?
+	       -EINVAL : 0;
 }
 
 static size_t dfl_getsize(const void *data)
@@ -36,6 +38,20 @@ static size_t dfl_getsize(const void *data)
 	return min_t(u64, arg->buf_size, SIZE_MAX);
 }
 
+/* Layout 2.0 was asked for (the header, read-only to user space, says). */
+static bool dfl_v2(const struct pfm_dfl_smpl_hdr *hdr)
+{
+	return hdr->hdr_buf_flags & PFM_DFL_SMPL_FL_V2;
+}
+
+static size_t dfl_entry_size(const struct pfm_dfl_smpl_hdr *hdr,
+			     unsigned int nr_values)
+{
+	return (dfl_v2(hdr) ? sizeof(struct pfm_dfl_smpl_entry_v2) :
+			      sizeof(struct pfm_dfl_smpl_entry)) +
+	       nr_values * sizeof(u64);
+}
+
 static int dfl_init(struct pfm_smpl_buf *buf, u32 ctx_flags, const void *data)
 {
 	const struct pfm_dfl_smpl_arg *arg = data;
@@ -44,18 +60,31 @@ static int dfl_init(struct pfm_smpl_buf *buf, u32 ctx_flags, const void *data)
 	/* perfmon2: the size asked for, not the pages it was rounded to. */
 	hdr->hdr_buf_size = arg->buf_size;
 	hdr->hdr_cur_offs = sizeof(*hdr);
-	hdr->hdr_version = PFM_DFL_SMPL_VERSION;
+	hdr->hdr_buf_flags = arg->buf_flags;
+	hdr->hdr_version = dfl_v2(hdr) ? PFM_DFL_SMPL_VERSION_2 :
+					 PFM_DFL_SMPL_VERSION;
+	hdr->hdr_min_buf_space = dfl_entry_size(hdr, 0);
 	return 0;
 }
 
-static size_t dfl_entry_size(const struct pfm_ovfl_arg *arg)
-{
-	return sizeof(struct pfm_dfl_smpl_entry) +
-	       arg->nr_values * sizeof(u64);
-}
-
+/* perfmon2 v2.8's entry: pid is the thread's id, tgid its process's. */
 static void dfl_write_entry(struct pfm_dfl_smpl_entry *e,
 			    const struct pfm_ovfl_arg *arg)
+{
+	e->pid = arg->tid;
+	e->ovfl_pmd = arg->ovfl_pmd;
+	e->reserved = 0;
+	e->last_reset_val = arg->last_reset_val;
+	e->ip = arg->ip;
+	e->tstamp = arg->tstamp;
+	e->cpu = arg->cpu;
+	e->set = arg->active_set;
+	e->tgid = arg->pid;
+	memcpy(e + 1, arg->values, arg->nr_values * sizeof(u64));
+}
+
+static void dfl_write_entry_v2(struct pfm_dfl_smpl_entry_v2 *e,
+			       const struct pfm_ovfl_arg *arg)
 {
 	e->pid = arg->pid;
 	e->tid = arg->tid;
@@ -80,14 +109,18 @@ static void dfl_write_entry(struct pfm_dfl_smpl_entry *e,
 static u32 dfl_handler(struct pfm_smpl_buf *buf, const struct pfm_ovfl_arg *arg)
 {
 	struct pfm_dfl_smpl_hdr *hdr = buf->addr;
-	size_t esize = dfl_entry_size(arg);
+	size_t esize = dfl_entry_size(hdr, arg->nr_values);
 
 	if (hdr->hdr_cur_offs + esize > hdr->hdr_buf_size) {
 		hdr->hdr_overflows++;
 		return PFM_FMT_NOTIFY;
 	}
-	dfl_write_entry(buf->addr + hdr->hdr_cur_offs, arg);
+	if (dfl_v2(hdr))
+		dfl_write_entry_v2(buf->addr + hdr->hdr_cur_offs, arg);
+	else
+		dfl_write_entry(buf->addr + hdr->hdr_cur_offs, arg);
 	hdr->hdr_cur_offs += esize;
+	hdr->hdr_min_buf_space = max_t(u64, hdr->hdr_min_buf_space, esize);
 	hdr->hdr_count++;
 	if (hdr->hdr_cur_offs + esize > hdr->hdr_buf_size)
 		return PFM_FMT_NOTIFY;
@@ -101,6 +134,7 @@ static void dfl_restart(struct pfm_smpl_buf *buf)
 
 	hdr->hdr_count = 0;
 	hdr->hdr_cur_offs = sizeof(*hdr);
+	hdr->hdr_min_buf_space = dfl_entry_size(hdr, 0);
 }
 
 /* Copy-out offsets are offsets in the buffer, header included. */

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The "default" sampling format (module pfm_dfl_smpl): perfmon2's
- * layout.  The buffer is a header followed by entries written one after
- * the other; mmap() of the context file maps it read-only.
+ * The "default" sampling format (module pfm_dfl_smpl): perfmon2 v2.8's,
+ * byte for byte (layout 1.0), or, asked for with PFM_DFL_SMPL_FL_V2 in
+ * buf_flags, layout 2.0, whose entries also carry the thread and
+ * process ids apart, the count of values that follow and the PMD's
+ * reg_smpl_eventid.  The buffer is a header followed by entries written
+ * one after the other; mmap() of the context file maps it read-only.
  *
  * Each 64-bit overflow of a PMD written with PFM_REGFL_OVFL_NOTIFY
- * records one entry: struct pfm_dfl_smpl_entry, then the 64-bit values
- * of the PMDs in that PMD's reg_smpl_pmds, in increasing PMD order, as
- * they were at the overflow.  The overflowed PMD is then reset with its
+ * records one entry, then the 64-bit values of the PMDs in that PMD's
+ * reg_smpl_pmds, in increasing PMD order, as they were at the overflow
+ * (several PMDs overflowing at once give consecutive entries, in
+ * increasing PMD order).  The overflowed PMD is then reset with its
  * short reset value and monitoring goes on.  When the entry just
  * written leaves no room for another, the buffer is full: the context
  * is masked and the monitor notified (PFM_MSG_OVFL); pfm_restart()
@@ -24,49 +28,84 @@
 
 #define PFM_DFL_SMPL_NAME	"default"
 
-/* hdr_version: major.minor, as PFM_VERSION */
+/* hdr_version: major.minor, as PFM_VERSION; 1.0 is perfmon2 v2.8's */
 #define PFM_DFL_SMPL_VERSION_MAJ	1U
 #define PFM_DFL_SMPL_VERSION_MIN	0U
 #define PFM_DFL_SMPL_VERSION	(((PFM_DFL_SMPL_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_DFL_SMPL_VERSION_MIN & 0xffff))
+#define PFM_DFL_SMPL_VERSION_2	(2U << 16)	/* PFM_DFL_SMPL_FL_V2's */
+
+/* buf_flags */
+#define PFM_DFL_SMPL_FL_V2	0x1	/* layout 2.0: struct pfm_dfl_smpl_entry_v2 */
 
 /**
  * struct pfm_dfl_smpl_arg - argument of the format, at context creation
  * @buf_size: bytes of buffer wanted, header included; rounded up to
  *            whole pages.  Charged to the caller's RLIMIT_MEMLOCK.
- * @buf_flags: zero
- * @reserved1: zero
- * @reserved2: zero
+ * @buf_flags: 0 (layout 1.0) or PFM_DFL_SMPL_FL_V2
+ * @res1: zero
+ * @reserved: zero
  */
 struct pfm_dfl_smpl_arg {
 	__u64 buf_size;
 	__u32 buf_flags;
-	__u32 reserved1;
-	__u64 reserved2[6];
+	__u32 res1;
+	__u64 reserved[6];
 };
 
 /**
- * struct pfm_dfl_smpl_hdr - at offset 0 of the buffer
+ * struct pfm_dfl_smpl_hdr - at offset 0 of the buffer, both layouts
  * @hdr_count: entries in the buffer
  * @hdr_cur_offs: offset of the next entry (from the buffer's start)
  * @hdr_overflows: samples that found no room
  * @hdr_buf_size: bytes of the buffer
- * @hdr_version: PFM_DFL_SMPL_VERSION
- * @hdr_reserved1: zero
- * @hdr_reserved2: zero
+ * @hdr_min_buf_space: bytes of the largest entry written since the
+ *                     buffer was last emptied, its values included (at
+ *                     first: an entry without values)
+ * @hdr_version: PFM_DFL_SMPL_VERSION or PFM_DFL_SMPL_VERSION_2
+ * @hdr_buf_flags: buf_flags of the argument
+ * @hdr_reserved: zero
  */
 struct pfm_dfl_smpl_hdr {
 	__u64 hdr_count;
 	__u64 hdr_cur_offs;
 	__u64 hdr_overflows;
 	__u64 hdr_buf_size;
+	__u64 hdr_min_buf_space;
 	__u32 hdr_version;
-	__u32 hdr_reserved1;
-	__u64 hdr_reserved2[10];
+	__u32 hdr_buf_flags;
+	__u64 hdr_reserved[10];
 };
 
 /**
- * struct pfm_dfl_smpl_entry - one sample; its PMD values follow
+ * struct pfm_dfl_smpl_entry - one sample of layout 1.0; its PMD values
+ *                             (reg_smpl_pmds of @ovfl_pmd) follow
+ * @pid: thread id of the thread interrupted (perfmon2's name; 0: idle)
+ * @ovfl_pmd: the PMD that overflowed
+ * @reserved: zero
+ * @last_reset_val: value the PMD was last reloaded with (the start of
+ *                  the period that ended)
+ * @ip: instruction pointer at the overflow interrupt (0 when unknown)
+ * @tstamp: CLOCK_MONOTONIC at the overflow, in ns
+ * @cpu: CPU of the overflow
+ * @set: event set active at the overflow
+ * @tgid: process id of the thread interrupted
+ */
+struct pfm_dfl_smpl_entry {
+	__u32 pid;
+	__u16 ovfl_pmd;
+	__u16 reserved;
+	__u64 last_reset_val;
+	__u64 ip;
+	__u64 tstamp;
+	__u16 cpu;
+	__u16 set;
+	__u32 tgid;
+};
+
+/**
+ * struct pfm_dfl_smpl_entry_v2 - one sample of layout 2.0; its PMD
+ *                                values follow
  * @pid: process id of the thread interrupted (0: idle)
  * @tid: its thread id
  * @ip: instruction pointer at the overflow interrupt (0 when unknown)
@@ -75,11 +114,10 @@ struct pfm_dfl_smpl_hdr {
  * @set: event set active at the overflow
  * @ovfl_pmd: the PMD that overflowed
  * @nr_values: 64-bit values that follow (PMDs of its reg_smpl_pmds)
- * @last_reset_val: value the PMD was last reloaded with (the start of
- *                  the period that ended)
+ * @last_reset_val: value the PMD was last reloaded with
  * @eventid: reg_smpl_eventid of the PMD
  */
-struct pfm_dfl_smpl_entry {
+struct pfm_dfl_smpl_entry_v2 {
 	__u32 pid;
 	__u32 tid;
 	__u64 ip;

@@ -10,18 +10,21 @@
  *
  * It counts its own task clock, then a forked child's system calls (the
  * child stops itself under PTRACE_TRACEME, as libpfm-3.x's task.c did),
- * then samples its own system calls with overflow notifications (each
- * part prints one line), and asks for v2.2's PFM_FL_MAP_SETS, which is
- * refused.  It exits 0 when all went as they should, 1 otherwise, 4
+ * then samples its own system calls with overflow notifications, then
+ * a child's into the "default" format's buffer, read by v2.8's layout
+ * (each part prints one line), and asks for v2.2's PFM_FL_MAP_SETS,
+ * which is refused.  It exits 0 when all went as they should, 1 otherwise, 4
  * (skipped) on another PMU.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,6 +32,38 @@
 #include <unistd.h>
 
 #include <perfmon/perfmon.h>
+#include <perfmon/perfmon_dfl_smpl.h>
+
+/*
+ * The "default" format's layout 1.0 is perfmon2 v2.8's, byte for byte,
+ * on every ABI this builds for (x86_64, i386, arm64): sizes and offsets
+ * as v2.8's headers give them.
+ */
+#define V28_AT(type, field, off) \
+	_Static_assert(offsetof(type, field) == (off), #type "." #field)
+_Static_assert(sizeof(pfm_dfl_smpl_arg_t) == 64, "arg");
+V28_AT(pfm_dfl_smpl_arg_t, buf_flags, 8);
+V28_AT(pfm_dfl_smpl_arg_t, res1, 12);
+V28_AT(pfm_dfl_smpl_arg_t, reserved, 16);
+_Static_assert(sizeof(pfm_dfl_smpl_hdr_t) == 128, "hdr");
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_count, 0);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_cur_offs, 8);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_overflows, 16);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_buf_size, 24);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_min_buf_space, 32);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_version, 40);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_buf_flags, 44);
+V28_AT(pfm_dfl_smpl_hdr_t, hdr_reserved, 48);
+_Static_assert(sizeof(pfm_dfl_smpl_entry_t) == 40, "entry");
+V28_AT(pfm_dfl_smpl_entry_t, pid, 0);
+V28_AT(pfm_dfl_smpl_entry_t, ovfl_pmd, 4);
+V28_AT(pfm_dfl_smpl_entry_t, reserved, 6);
+V28_AT(pfm_dfl_smpl_entry_t, last_reset_val, 8);
+V28_AT(pfm_dfl_smpl_entry_t, ip, 16);
+V28_AT(pfm_dfl_smpl_entry_t, tstamp, 24);
+V28_AT(pfm_dfl_smpl_entry_t, cpu, 32);
+V28_AT(pfm_dfl_smpl_entry_t, set, 34);
+V28_AT(pfm_dfl_smpl_entry_t, tgid, 36);
 
 #define EVT_TASK_CLOCK	0x1	/* the software PMU's events */
 #define EVT_SYSCALLS	0x4
@@ -120,6 +155,26 @@ static void self_count(void)
 	close(fd);
 }
 
+/*
+ * Fork a child stopped under PTRACE_TRACEME that makes @calls system
+ * calls once let go, as libpfm-3.x's task.c did; its pid, or -1.
+ */
+static pid_t stopped_child(int calls)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		raw_calls(calls);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st))
+		return -1;
+	return pid;
+}
+
 static void forked_child(void)
 {
 	pfarg_load_t load;
@@ -127,15 +182,8 @@ static void forked_child(void)
 	pid_t pid;
 	int fd, st;
 
-	pid = fork();
-	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		raise(SIGSTOP);
-		raw_calls(CHILD_CALLS);
-		_exit(0);
-	}
-	check(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st),
-	      "child: stopped");
+	pid = stopped_child(CHILD_CALLS);
+	check(pid > 0, "child: stopped");
 	fd = new_ctx(EVT_SYSCALLS, 0, 0, &pd);
 	memset(&load, 0, sizeof(load));
 	load.load_pid = pid;
@@ -183,6 +231,81 @@ static void notification(void)
 	close(fd);
 }
 
+/*
+ * The "default" format on a child, read by v2.8's layout: PMD0 counts
+ * its system calls and samples every SMPL_PERIOD with PMD1 (the same
+ * event, never reset) in each entry: entry k holds (k + 1) periods.
+ */
+#define SMPL_PERIOD	100
+#define SMPL_COUNT	10
+
+static int dfl_entry_ok(const pfm_dfl_smpl_entry_t *e, pid_t pid, int k)
+{
+	const uint64_t *val = (const uint64_t *)(e + 1);
+
+	return e->pid == (uint32_t)pid && e->tgid == (uint32_t)pid &&
+	       e->ovfl_pmd == 0 && e->reserved == 0 && e->set == 0 &&
+	       e->last_reset_val == -(uint64_t)SMPL_PERIOD && e->ip &&
+	       val[0] == (uint64_t)(k + 1) * SMPL_PERIOD;
+}
+
+static void default_format_child(void)
+{
+	pfm_dfl_smpl_arg_t arg = { .buf_size = 4096 };
+	const pfm_dfl_smpl_entry_t *e;
+	pfm_dfl_smpl_hdr_t *hdr;
+	pfarg_pmc_t pc[2];
+	pfarg_pmd_t pd[2];
+	pfarg_load_t load;
+	pfarg_ctx_t ctx;
+	int fd, st, k, ok = 0;
+	pid_t pid;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(pc, 0, sizeof(pc));
+	memset(pd, 0, sizeof(pd));
+	fd = pfm_create_context(&ctx, "default", &arg, sizeof(arg));
+	check(fd >= 0, "default: context");
+	hdr = mmap(NULL, arg.buf_size, PROT_READ, MAP_SHARED, fd, 0);
+	check(hdr != MAP_FAILED, "default: mmap");
+	pc[0].reg_value = EVT_SYSCALLS;
+	pc[1].reg_num = 1;
+	pc[1].reg_value = EVT_SYSCALLS;
+	pd[0].reg_flags = PFM_REGFL_OVFL_NOTIFY;
+	pd[0].reg_value = -(uint64_t)SMPL_PERIOD;
+	pd[0].reg_short_reset = -(uint64_t)SMPL_PERIOD;
+	pd[0].reg_long_reset = -(uint64_t)SMPL_PERIOD;
+	pd[0].reg_smpl_pmds[0] = 1 << 1;
+	pd[1].reg_num = 1;
+	check(!pfm_write_pmcs(fd, pc, 2) && !pfm_write_pmds(fd, pd, 2),
+	      "default: registers");
+	pid = stopped_child(SMPL_COUNT * SMPL_PERIOD + SMPL_PERIOD / 2);
+	check(pid > 0, "default: child stopped");
+	memset(&load, 0, sizeof(load));
+	load.load_pid = pid;
+	check(!pfm_load_context(fd, &load) && !pfm_start(fd, NULL),
+	      "default: load and start");
+	check(!ptrace(PTRACE_DETACH, pid, NULL, NULL), "default: detach");
+	check(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "default: exit");
+	if (hdr == MAP_FAILED)
+		return;
+	e = (const pfm_dfl_smpl_entry_t *)(hdr + 1);
+	for (k = 0; k < (int)hdr->hdr_count; k++) {
+		ok += dfl_entry_ok(e, pid, k);
+		e = (const pfm_dfl_smpl_entry_t *)((const uint64_t *)(e + 1) + 1);
+	}
+	printf("default: version %u.%u, %" PRIu64 " entries of child %d",
+	       hdr->hdr_version >> 16, hdr->hdr_version & 0xffff,
+	       hdr->hdr_count, (int)pid);
+	printf(", %d as v2.8 lays them out; %" PRIu64 " bytes used\n", ok,
+	       hdr->hdr_cur_offs);
+	check(hdr->hdr_version == PFM_DFL_SMPL_VERSION &&
+	      hdr->hdr_count == SMPL_COUNT && ok == SMPL_COUNT,
+	      "default: entries");
+	munmap(hdr, arg.buf_size);
+	close(fd);
+}
+
 /* v2.2's remapped sets are not done here: refused, not ignored. */
 static void map_sets_refused(void)
 {
@@ -208,6 +331,7 @@ int main(void)
 	self_count();
 	forked_child();
 	notification();
+	default_format_child();
 	map_sets_refused();
 	return failed;
 }

@@ -1201,8 +1201,8 @@ TEST(sampling_cycles_default_format)
 
 		EXPECT_EQ(CYCLE_IDX, e->ovfl_pmd);
 		EXPECT_EQ((uint64_t)-period, e->last_reset_val);
-		EXPECT_EQ((uint32_t)gettid(), e->tid);
-		EXPECT_EQ(1, e->nr_values);
+		EXPECT_EQ((uint32_t)gettid(), e->pid);	/* v2.8: the thread */
+		EXPECT_EQ((uint32_t)getpid(), e->tgid);
 		EXPECT_NE(0, e->ip);
 		d = v - prev;
 		if (d < period || d >= period + skid)

@@ -43,7 +43,8 @@ static_assert(sizeof(struct pfarg_ovfl_msg) == 56, "ovfl msg");
 static_assert(sizeof(union pfarg_msg) == 56, "msg");
 static_assert(sizeof(struct pfarg_version) == 32, "version");
 static_assert(sizeof(struct pfarg_reg_info) == 88, "reg info");
-static_assert(sizeof(struct pfm_dfl_smpl_hdr) == 120, "dfl hdr");
+static_assert(sizeof(struct pfm_dfl_smpl_hdr) == 128, "dfl hdr");
+static_assert(sizeof(struct pfm_dfl_smpl_entry) == 40, "dfl entry");
 static_assert(sizeof(struct pfm_ring_ctrl) == 256, "ring ctrl");
 
 /* Bytes of [@off, @off + @len) that kept their fill in both runs. */
@@ -827,6 +828,7 @@ TEST(msg_end_fully_written)
 TEST(smpl_reserved_zero)
 {
 	size_t ring_len = 5 * page_size();
+	const struct pfm_dfl_smpl_entry *e;
 	struct pfm_dfl_smpl_hdr *hdr;
 	struct pfm_ring_ctrl *ctrl;
 	struct pfm_ring_rec *rec;
@@ -859,8 +861,13 @@ TEST(smpl_reserved_zero)
 		ASSERT_EQ(0, pfm_unload_context(fd));
 	}
 	EXPECT_LT(0, hdr->hdr_count);
-	EXPECT_EQ(0, hdr->hdr_reserved1);
-	EXPECT_TRUE(all_zero(hdr->hdr_reserved2, sizeof(hdr->hdr_reserved2)));
+	EXPECT_EQ(0, hdr->hdr_buf_flags);
+	EXPECT_TRUE(all_zero(hdr->hdr_reserved, sizeof(hdr->hdr_reserved)));
+	/* layout 1.0: each entry's reserved field */
+	for (pos = sizeof(*hdr); pos < hdr->hdr_cur_offs; pos += sizeof(*e) + 8) {
+		e = (void *)((char *)hdr + pos);
+		EXPECT_EQ(0, e->reserved);
+	}
 	EXPECT_LT(0, ctrl->records);
 	EXPECT_TRUE(all_zero(ctrl->reserved, sizeof(ctrl->reserved)));
 	for (pos = 0; pos < ctrl->data_head; pos += rec->size) {

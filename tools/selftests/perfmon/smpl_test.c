@@ -30,7 +30,9 @@
 #include "kselftest_harness.h"
 
 /* The record sizes the sampling ABI fixes (the two format headers). */
-static_assert(sizeof(struct pfm_dfl_smpl_entry) == 48, "dfl entry");
+static_assert(sizeof(struct pfm_dfl_smpl_hdr) == 128, "dfl header");
+static_assert(sizeof(struct pfm_dfl_smpl_entry) == 40, "dfl entry 1.0");
+static_assert(sizeof(struct pfm_dfl_smpl_entry_v2) == 48, "dfl entry 2.0");
 static_assert(sizeof(struct pfm_ring_sample) == 56, "ring sample");
 static_assert(sizeof(struct pfm_ring_lost) == 16, "ring lost");
 static_assert(sizeof(struct pfm_ring_set_switch) == 24, "ring switch");
@@ -45,6 +47,7 @@ static_assert(sizeof(struct pfm_ring_set_switch) == 24, "ring switch");
 
 #define DFL_HDR		sizeof(struct pfm_dfl_smpl_hdr)
 #define DFL_ENTRY	sizeof(struct pfm_dfl_smpl_entry)
+#define DFL_ENTRY_V2	sizeof(struct pfm_dfl_smpl_entry_v2)
 #define RING_SAMPLE	sizeof(struct pfm_ring_sample)
 #define RING_LOST	sizeof(struct pfm_ring_lost)
 #define RING_SWITCH	sizeof(struct pfm_ring_set_switch)
@@ -583,13 +586,34 @@ TEST(notify_block_self_refused)
 /* ------------------------------------------------------------------ */
 
 /*
- * Entry @k of a "default" buffer, from this thread on CPU 0, recording
- * PMD1 = @want_val, PMD0 last reloaded with @want_reset: 0, or 1 after
- * logging what is off.
+ * Entry @k of a "default" buffer of layout 1.0 (perfmon2 v2.8's), from
+ * this thread on CPU 0, recording PMD1 = @want_val, PMD0 last reloaded
+ * with @want_reset: 0, or 1 after logging what is off.
  */
 static int check_dfl_entry(struct __test_metadata *_metadata,
 			   const struct pfm_dfl_smpl_entry *e, int k,
 			   uint64_t want_val, uint64_t want_reset)
+{
+	const uint64_t *val = (const uint64_t *)(e + 1);
+
+	/* v2.8's names: pid is the thread's id, tgid the process's */
+	if (e->pid == (uint32_t)gettid() && e->tgid == (uint32_t)getpid() &&
+	    in_smpl_text(e->ip) && e->cpu == 0 && e->set == 0 &&
+	    e->ovfl_pmd == 0 && e->reserved == 0 &&
+	    e->last_reset_val == want_reset && val[0] == want_val)
+		return 0;
+	TH_LOG("entry %d: pid %u tgid %u ip %#llx cpu %u set %u pmd %u reserved %u",
+	       k, e->pid, e->tgid, ULL(e->ip), e->cpu, e->set, e->ovfl_pmd,
+	       e->reserved);
+	TH_LOG("entry %d: last reset %lld PMD1 %llu (want %llu)",
+	       k, LL(e->last_reset_val), ULL(val[0]), ULL(want_val));
+	return 1;
+}
+
+/* The same for layout 2.0 (PFM_DFL_SMPL_FL_V2): its own fields too. */
+static int check_dfl_entry_v2(struct __test_metadata *_metadata,
+			      const struct pfm_dfl_smpl_entry_v2 *e, int k,
+			      uint64_t want_val, uint64_t want_reset)
 {
 	const uint64_t *val = (const uint64_t *)(e + 1);
 
@@ -610,21 +634,24 @@ static int check_dfl_entry(struct __test_metadata *_metadata,
 /*
  * Period 64, 3210 raw calls (3211 counted, the last multiple of 64 is
  * 3200, a raw call): exactly 50 entries, entry k recording PMD1 (the
- * same event, never reset) = (k + 1) * 64.
+ * same event, never reset) = (k + 1) * 64; every field of the layout
+ * @buf_flags asks for is checked.
  */
-TEST(dfl_exact_samples)
+static void dfl_exact(struct __test_metadata *_metadata, uint32_t buf_flags)
 {
+	const bool v2 = buf_flags & PFM_DFL_SMPL_FL_V2;
 	const uint64_t period = 64, n = 64 * 50 + 10, nsmpl = (n + 1) / period;
-	struct pfm_dfl_smpl_arg arg = { .buf_size = 16384 };
+	const uint64_t ent = (v2 ? DFL_ENTRY_V2 : DFL_ENTRY) + 8;
+	struct pfm_dfl_smpl_arg arg = { .buf_size = 16384,
+					.buf_flags = buf_flags };
+	const struct pfm_dfl_smpl_entry_v2 *e2;
 	const struct pfm_dfl_smpl_entry *e;
 	struct pfm_dfl_smpl_hdr *hdr;
-	uint64_t t0, t1, k, tprev, bad = 0, badt = 0;
+	uint64_t t0, t1, k, ts, tprev, bad = 0, badt = 0;
 	union pfarg_msg msg;
 	size_t len = page_align(arg.buf_size);
 	int fd;
 
-	if (!pmu_is("soft"))
-		SKIP(return, "not the software PMU");
 	ASSERT_EQ(0, pin_to_cpu(0));
 	fd = syscall_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg), period,
 			 PFM_REGFL_OVFL_NOTIFY, -period, true);
@@ -632,7 +659,10 @@ TEST(dfl_exact_samples)
 				strerror(-fd));
 	hdr = pfm_map_buf(fd, len, PROT_READ);
 	ASSERT_TRUE(hdr != MAP_FAILED) TH_LOG("mmap: %s", strerror(errno));
-	EXPECT_EQ(PFM_DFL_SMPL_VERSION, hdr->hdr_version);
+	EXPECT_EQ(v2 ? PFM_DFL_SMPL_VERSION_2 : PFM_DFL_SMPL_VERSION,
+		  hdr->hdr_version);
+	EXPECT_EQ(buf_flags, hdr->hdr_buf_flags);
+	EXPECT_EQ(ent - 8, hdr->hdr_min_buf_space);
 	EXPECT_EQ(0, hdr->hdr_count);
 	EXPECT_EQ(DFL_HDR, hdr->hdr_cur_offs);
 	ASSERT_EQ(0, set_nonblock(fd));
@@ -643,23 +673,30 @@ TEST(dfl_exact_samples)
 	ASSERT_EQ(0, pfm_stop(fd));
 	t1 = clock_ns(CLOCK_MONOTONIC);
 
-	TH_LOG("%llu counted, period %llu: %llu entries (want %llu)",
-	       ULL(n + 1), ULL(period), ULL(hdr->hdr_count), ULL(nsmpl));
+	TH_LOG("layout %u.%u: %llu counted, period %llu: %llu entries (want %llu)",
+	       hdr->hdr_version >> 16, hdr->hdr_version & 0xffff, ULL(n + 1),
+	       ULL(period), ULL(hdr->hdr_count), ULL(nsmpl));
 	TH_LOG("next at %llu, %llu overflows, buffer %llu bytes",
 	       ULL(hdr->hdr_cur_offs), ULL(hdr->hdr_overflows),
 	       ULL(hdr->hdr_buf_size));
 	ASSERT_EQ(nsmpl, hdr->hdr_count);
-	EXPECT_EQ(DFL_HDR + nsmpl * (DFL_ENTRY + 8), hdr->hdr_cur_offs);
+	EXPECT_EQ(DFL_HDR + nsmpl * ent, hdr->hdr_cur_offs);
+	EXPECT_EQ(ent, hdr->hdr_min_buf_space);
 	EXPECT_EQ(0, hdr->hdr_overflows);
 	tprev = t0;
 	for (k = 0; k < nsmpl; k++) {
-		e = (const void *)((const char *)hdr + DFL_HDR +
-				   k * (DFL_ENTRY + 8));
-		bad += check_dfl_entry(_metadata, e, k, (k + 1) * period,
-				       -period);
-		if (e->tstamp < tprev || e->tstamp > t1)
+		e = (const void *)((const char *)hdr + DFL_HDR + k * ent);
+		e2 = (const void *)e;
+		if (v2)
+			bad += check_dfl_entry_v2(_metadata, e2, k,
+						  (k + 1) * period, -period);
+		else
+			bad += check_dfl_entry(_metadata, e, k,
+					       (k + 1) * period, -period);
+		ts = v2 ? e2->tstamp : e->tstamp;
+		if (ts < tprev || ts > t1)
 			badt++;
-		tprev = e->tstamp;
+		tprev = ts;
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, badt) TH_LOG("timestamps outside %llu..%llu or going back",
@@ -668,6 +705,22 @@ TEST(dfl_exact_samples)
 	EXPECT_EQ(-EAGAIN, read_msg(fd, &msg));	/* never full */
 	munmap(hdr, len);
 	close(fd);
+}
+
+/* Layout 1.0, perfmon2 v2.8's, byte for byte. */
+TEST(dfl_exact_samples)
+{
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	dfl_exact(_metadata, 0);
+}
+
+/* Layout 2.0, asked for with PFM_DFL_SMPL_FL_V2. */
+TEST(dfl_exact_samples_v2)
+{
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	dfl_exact(_metadata, PFM_DFL_SMPL_FL_V2);
 }
 
 /*
@@ -1258,16 +1311,16 @@ TEST(fmt_arg_reserved_einval)
 		dfl.buf_size = 65536;
 		switch (i) {
 		case 0:
-			dfl.buf_flags = 1;
+			dfl.buf_flags = 2;	/* 1 is PFM_DFL_SMPL_FL_V2 */
 			break;
 		case 1:
-			dfl.reserved1 = 1;
+			dfl.res1 = 1;
 			break;
 		case 2:
-			dfl.reserved2[0] = 1;
+			dfl.reserved[0] = 1;
 			break;
 		case 3:
-			dfl.reserved2[5] = 1;
+			dfl.reserved[5] = 1;
 			break;
 		}
 		EXPECT_EQ(-EINVAL, pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &dfl,
@@ -1292,7 +1345,7 @@ TEST(fmt_arg_reserved_einval)
 	}
 }
 
-/* Header and one entry without values (48 bytes) at least. */
+/* Header and one entry without values (128 + 40 bytes) at least. */
 TEST(dfl_buf_too_small_einval)
 {
 	struct pfm_dfl_smpl_arg arg;

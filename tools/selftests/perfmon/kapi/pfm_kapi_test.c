@@ -687,12 +687,13 @@ static int kt_dfl_check(struct kt_run *r, struct pfmk_ctx *desc,
 	hdr = (const struct pfm_dfl_smpl_hdr *)cp->buf;
 	off = sizeof(*hdr);
 	for (i = 0; i < hdr->hdr_count && i < KT_DFL_ENTRIES; i++) {
+		/* layout 1.0: pid is the thread's id; no values sampled */
 		e = (const struct pfm_dfl_smpl_entry *)(cp->buf + off);
-		if (e->tid != task_pid_nr(current) || e->cpu != KT_CPU ||
-		    e->ovfl_pmd || e->nr_values ||
+		if (e->pid != task_pid_nr(current) || e->cpu != KT_CPU ||
+		    e->ovfl_pmd || e->reserved ||
 		    e->last_reset_val != -KT_PERIOD_NS)
 			bad++;
-		off += sizeof(*e) + e->nr_values * sizeof(u64);
+		off += sizeof(*e);
 	}
 	kt_put(r, "%s_count=%llu\n%s_cur_offs=%llu\n%s_overflows=%llu\n",
 	       round, hdr->hdr_count, round, hdr->hdr_cur_offs, round,
