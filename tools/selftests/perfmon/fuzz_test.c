@@ -1784,7 +1784,7 @@ FIXTURE_SETUP(fuzz)
 	/* 0: no count, a time budget; the run ends at PFM_FUZZ_SECONDS */
 	if (!conf.calls)
 		conf.calls = ULONG_MAX / 2;
-	conf.seconds = env_ul("PFM_FUZZ_SECONDS", 20, 3000);
+	conf.seconds = env_ul("PFM_FUZZ_SECONDS", 20, 6000);
 	conf.procs = env_ul("PFM_FUZZ_PROCS", 3, FZ_MAX_PROCS);
 	conf.threads = env_ul("PFM_FUZZ_THREADS", 3, FZ_MAX_THREADS);
 	if (conf.procs < 1)
@@ -1909,10 +1909,10 @@ static void check_no_context_left(struct __test_metadata *_metadata)
 }
 
 /*
- * The harness's timeout covers the longest run allowed (3000 s); the
+ * The harness's timeout covers the longest run allowed (6000 s); the
  * watchdog, at the time cap plus FZ_GRACE, is what catches a hang.
  */
-TEST_F_TIMEOUT(fuzz, random_calls, 3300)
+TEST_F_TIMEOUT(fuzz, random_calls, 6300)
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	int bad;
