@@ -1787,9 +1787,13 @@ TEST(ovfl_storm_throttled)
 		storm_run(&sys, periods[i], &s);
 		STORM_LOG("system calls", periods[i], &s);
 		EXPECT_EQ(0, s.failed);
-		/* throttled, resumed by itself, throttled again */
+		/*
+		 * Throttled, resumed by itself, throttled again: each
+		 * resume counts a period at least (86 system calls at
+		 * period 1 in 300 ms on the arm64 guest).
+		 */
 		EXPECT_LE(2 * online_cpus(), s.throttles);
-		EXPECT_LT(100, s.grown_min);
+		EXPECT_LE(2 * periods[i], s.grown_min);
 		EXPECT_GT(100 * MS * timing_slack(), s.late_max_ns);
 		storm_run(&clk, periods[i], &s);
 		STORM_LOG("task clock (ns)", periods[i], &s);
