@@ -1229,7 +1229,20 @@ TEST(sampling_cycles_default_format)
  * unthrottled storm runs here for comparison: its 300 ms of guest time
  * took longer than the guest's 300 s timeout.
  */
-TEST(ovfl_storm_throttled)
+/* Five storms of 300 ms: minutes of host time on the debug kernel. */
+FIXTURE(storm) {
+	int unused;
+};
+
+FIXTURE_SETUP(storm)
+{
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+}
+
+TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
 {
 	static const uint64_t periods[] = { 1, 2, 4, 8, 16 };
 	static const struct storm_cfg cyc = {
