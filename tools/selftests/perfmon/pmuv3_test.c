@@ -1259,7 +1259,8 @@ TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
 		SKIP(return, "needs root to switch users");
 	/* The debug kernel's guests (slack 5) did not end the storms in 650 s. */
 	if (timing_slack() >= 5)
-		SKIP(return, "too slow on the debug kernel; the Debian kernels' PMUv3 stages run it");
+		SKIP(return,
+		     "too slow on the debug kernel; the Debian kernels' PMUv3 stages run it");
 	ASSERT_EQ(100000, rate);
 	for (i = 0; i < ARRAY_SIZE(periods); i++) {
 		storm_run(&cyc, periods[i], &s);
