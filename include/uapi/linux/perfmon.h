@@ -27,9 +27,13 @@
  * software PMU and the sampling formats.  2.93 added the privilege check
  * of PMC values (PFM_REG_RETFL_NOPRIV, -EACCES; Documentation/security.rst).
  * 2.94 added the control page for user-level reads (PFM_USER_PAGE_OFFSET).
+ * 2.95 gave the bit vectors perfmon2 v2.8's size (320 registers, five
+ * words): struct pfarg_pmd, pfarg_setinfo, pfarg_ovfl_msg and
+ * pfarg_pmu_info grew, so programs built against an earlier header of
+ * this tree must be rebuilt; v2.8 programs now match byte for byte.
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		94U
+#define PFM_VERSION_MIN		95U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -37,10 +41,13 @@
 
 /*
  * Register numbers are below these limits on every architecture, so that
- * the bit vectors below have one size everywhere.
+ * the bit vectors below have one size everywhere.  The value is perfmon2
+ * v2.8's on every architecture it supported (256 hardware registers plus
+ * 64 software ones): the structures that hold bit vectors then have
+ * v2.8's layout (Documentation/library.rst).
  */
-#define PFM_MAX_PMCS		256
-#define PFM_MAX_PMDS		256
+#define PFM_MAX_PMCS		320
+#define PFM_MAX_PMDS		320
 #define PFM_BVSIZE(x)		(((x) + 63) / 64)
 #define PFM_PMC_BV		PFM_BVSIZE(PFM_MAX_PMCS)
 #define PFM_PMD_BV		PFM_BVSIZE(PFM_MAX_PMDS)

@@ -14,13 +14,12 @@
  * a child's into the "default" format's buffer, read by v2.8's layout
  * (each part prints one line), and asks for v2.2's PFM_FL_MAP_SETS,
  * which is refused.  It exits 0 when all went as they should, 1 otherwise, 4
- * (skipped) on another PMU.
+ * (skipped) on another PMU.  v28_layout.c checks the structures' layout.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,37 +32,6 @@
 
 #include <perfmon/perfmon.h>
 #include <perfmon/perfmon_dfl_smpl.h>
-
-/*
- * The "default" format's layout 1.0 is perfmon2 v2.8's, byte for byte,
- * on every ABI this builds for (x86_64, i386, arm64): sizes and offsets
- * as v2.8's headers give them.
- */
-#define V28_AT(type, field, off) \
-	_Static_assert(offsetof(type, field) == (off), #type "." #field)
-_Static_assert(sizeof(pfm_dfl_smpl_arg_t) == 64, "arg");
-V28_AT(pfm_dfl_smpl_arg_t, buf_flags, 8);
-V28_AT(pfm_dfl_smpl_arg_t, res1, 12);
-V28_AT(pfm_dfl_smpl_arg_t, reserved, 16);
-_Static_assert(sizeof(pfm_dfl_smpl_hdr_t) == 128, "hdr");
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_count, 0);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_cur_offs, 8);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_overflows, 16);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_buf_size, 24);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_min_buf_space, 32);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_version, 40);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_buf_flags, 44);
-V28_AT(pfm_dfl_smpl_hdr_t, hdr_reserved, 48);
-_Static_assert(sizeof(pfm_dfl_smpl_entry_t) == 40, "entry");
-V28_AT(pfm_dfl_smpl_entry_t, pid, 0);
-V28_AT(pfm_dfl_smpl_entry_t, ovfl_pmd, 4);
-V28_AT(pfm_dfl_smpl_entry_t, reserved, 6);
-V28_AT(pfm_dfl_smpl_entry_t, last_reset_val, 8);
-V28_AT(pfm_dfl_smpl_entry_t, ip, 16);
-V28_AT(pfm_dfl_smpl_entry_t, tstamp, 24);
-V28_AT(pfm_dfl_smpl_entry_t, cpu, 32);
-V28_AT(pfm_dfl_smpl_entry_t, set, 34);
-V28_AT(pfm_dfl_smpl_entry_t, tgid, 36);
 
 #define EVT_TASK_CLOCK	0x1	/* the software PMU's events */
 #define EVT_SYSCALLS	0x4

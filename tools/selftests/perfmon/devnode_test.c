@@ -84,15 +84,15 @@ TEST(abi_struct_sizes_are_fixed)
 {
 	EXPECT_EQ(64, sizeof(struct pfarg_ctx));
 	EXPECT_EQ(48, sizeof(struct pfarg_pmc));
-	EXPECT_EQ(160, sizeof(struct pfarg_pmd));
+	EXPECT_EQ(176, sizeof(struct pfarg_pmd));
 	EXPECT_EQ(32, sizeof(struct pfarg_start));
 	EXPECT_EQ(32, sizeof(struct pfarg_load));
 	EXPECT_EQ(64, sizeof(struct pfarg_setdesc));
-	EXPECT_EQ(176, sizeof(struct pfarg_setinfo));
-	EXPECT_EQ(56, sizeof(union pfarg_msg));
+	EXPECT_EQ(200, sizeof(struct pfarg_setinfo));
+	EXPECT_EQ(64, sizeof(union pfarg_msg));
 	EXPECT_EQ(128, sizeof(struct pfarg_create));
 	EXPECT_EQ(16, sizeof(struct pfarg_array));
-	EXPECT_EQ(144, sizeof(struct pfarg_pmu_info));
+	EXPECT_EQ(160, sizeof(struct pfarg_pmu_info));
 	EXPECT_EQ(88, sizeof(struct pfarg_reg_info));
 }
 

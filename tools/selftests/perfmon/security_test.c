@@ -39,8 +39,8 @@
 #define CAP_SYS_ADMIN_BIT	21
 
 /* No implicit padding in what the kernel writes back. */
-static_assert(sizeof(struct pfarg_ovfl_msg) == 56, "ovfl msg");
-static_assert(sizeof(union pfarg_msg) == 56, "msg");
+static_assert(sizeof(struct pfarg_ovfl_msg) == 64, "ovfl msg");
+static_assert(sizeof(union pfarg_msg) == 64, "msg");
 static_assert(sizeof(struct pfarg_version) == 32, "version");
 static_assert(sizeof(struct pfarg_reg_info) == 88, "reg info");
 static_assert(sizeof(struct pfm_dfl_smpl_hdr) == 128, "dfl hdr");
