@@ -317,6 +317,7 @@ bool pfm_perm_exec(void);
 int pfm_perm_create(void);
 void pfm_perm_pmc_refused(u16 cnum, u32 missing);
 void pfm_perm_system_refused(void);
+struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id);
 
 /* core/pmu.c */
 struct pfm_pmu_config *pfm_pmu_get(void);
@@ -385,17 +386,28 @@ void pfm_irqoff_note(u64 since);
 u64 pfm_irqoff_max_ns(void);
 void pfm_irqoff_reset(void);
 
-/* core/control.c: load, unload, start, stop, restart, sessions */
+/* core/load.c: load, unload, the end of a monitored thread, close */
 int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req);
 int pfm_unload_context(struct pfm_context *ctx);
-int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
-int __pfm_stop(struct pfm_context *ctx);
-int __pfm_restart(struct pfm_context *ctx);
-int pfm_restart(struct pfm_context *ctx);
 void pfm_ctx_release(struct pfm_context *ctx);
 void pfm_ctx_exit_queue(struct pfm_context *ctx);
 void pfm_ctx_exit_init(struct pfm_context *ctx);
 void pfm_ctx_exit_flush(struct pfm_context *ctx);
+
+/* core/control.c: start, stop, restart */
+int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
+int __pfm_stop(struct pfm_context *ctx);
+int __pfm_restart(struct pfm_context *ctx);
+int pfm_restart(struct pfm_context *ctx);
+
+/* core/session.c: who holds the PMU; CPU hotplug */
+void pfm_sessions_lock(void);
+void pfm_sessions_unlock(void);
+int pfm_session_acquire(struct pfm_context *ctx, struct task_struct *task,
+			int cpu);
+void pfm_session_publish(struct pfm_context *ctx, struct task_struct *task,
+			 int cpu);
+void pfm_session_release(struct pfm_context *ctx, bool task, int cpu);
 int pfm_sessions_init(void);
 void pfm_sessions_exit(void);
 unsigned int pfm_sessions_count(bool system);

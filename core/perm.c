@@ -16,16 +16,24 @@
  * perf_event_open() too, and a monitor that was allowed to start keeps
  * working when the knob moves.  They are enforced where they matter:
  * PMC writes (core/regs.c), the load of a system-wide context
- * (core/control.c) and the overflow path's instruction pointers
+ * (core/load.c) and the overflow path's instruction pointers
  * (core/ovfl.c).  Kernel API contexts get them all: their caller is the
  * kernel.
+ *
+ * Which thread a caller may monitor is checked at each load
+ * (pfm_get_target()), below.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/pid.h>
 #include <linux/printk.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 
 #include "perfmon.h"
 
@@ -112,4 +120,114 @@ void pfm_perm_system_refused(void)
 {
 	pr_info_ratelimited("system-wide monitoring needs CAP_PERFMON (or CAP_SYS_ADMIN) when the context is created, or /sys/kernel/perfmon/paranoid at 0 or below (now %d); or monitor threads\n",
 			    READ_ONCE(pfm_paranoid));
+}
+
+/* Is @task's memory image dumpable by its owner (not setuid-tainted)? */
+static bool pfm_task_dumpable(struct task_struct *task)
+{
+	bool ok;
+
+	task_lock(task);
+	ok = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	return ok;
+}
+
+/* Does the caller's process trace @task (PTRACE_ATTACH or PTRACE_SEIZE)? */
+static bool pfm_traced_by_caller(struct task_struct *task)
+{
+	struct task_struct *tracer;
+	bool ok;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(task);
+	ok = tracer && same_thread_group(tracer, current);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Same real and effective uid and gid as the target's, and a dumpable
+ * target; or CAP_SYS_PTRACE over the target's user namespace: what
+ * ptrace's own credential check asks, repeated at each load because the
+ * thread may have changed since it was traced.
+ */
+static bool pfm_creds_allow(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	bool ok;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->uid) &&
+	     uid_eq(cred->euid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	     gid_eq(cred->gid, tcred->egid) && gid_eq(cred->gid, tcred->gid) &&
+	     gid_eq(cred->gid, tcred->sgid);
+	if (!ok)
+		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	else
+		ok = pfm_task_dumpable(task) ||
+		     ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * May the caller monitor @task?  A thread of its own process, always.
+ * Another process's thread only while the caller's process traces it,
+ * perfmon2's rule: ptrace_may_access() is not exported, and the attach
+ * that made the caller its tracer ran every check a ptrace attach runs,
+ * Yama's ptrace_scope and the other security modules' included, which
+ * a module cannot ask itself.  The tracer may detach once the context
+ * is loaded.
+ */
+static bool pfm_may_monitor(struct task_struct *task)
+{
+	if (same_thread_group(task, current))
+		return true;
+	if (!pfm_traced_by_caller(task)) {
+		pr_info_ratelimited("%s (pid %d) may not monitor pid %d: another process's thread is monitored only while the caller traces it; PTRACE_SEIZE it first (security modules and Yama's ptrace_scope decide), PTRACE_DETACH after the load\n",
+				    current->comm, task_tgid_nr(current),
+				    task_tgid_nr(task));
+		return false;
+	}
+	return pfm_creds_allow(task);
+}
+
+/**
+ * pfm_get_target() - find the thread @tid and check the caller may monitor it
+ * @tid: thread id, in the caller's pid namespace
+ * @kernel: a kernel API caller, trusted
+ * @exec_id: out: the thread's exec count as it was before the check
+ *
+ * A kernel thread, which never returns to user space to install a hook,
+ * may only monitor itself.
+ *
+ * Context: process context.
+ * Return: the thread, referenced; ERR_PTR(-ESRCH) no such thread or
+ * exiting; ERR_PTR(-EPERM) not allowed.
+ */
+struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id)
+{
+	struct task_struct *task;
+	struct pid *pid;
+
+	pid = find_get_pid(tid);
+	task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	put_pid(pid);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	/* Before the check: an exec after it makes the load start over. */
+	*exec_id = READ_ONCE(task->self_exec_id);
+	smp_rmb();	/* the exec count, then the credentials and mm */
+	if (kernel && !(task->flags & PF_EXITING) &&
+	    (!(task->flags & PF_KTHREAD) || task == current))
+		return task;
+	if (task->flags & (PF_KTHREAD | PF_EXITING) || !pfm_may_monitor(task)) {
+		int ret = task->flags & PF_EXITING ? -ESRCH : -EPERM;
+
+		put_task_struct(task);
+		return ERR_PTR(ret);
+	}
+	return task;
 }
