@@ -64,6 +64,8 @@ static void pfm_context_free_work(struct work_struct *work);
 
 /**
  * pfm_context_alloc() - allocate a context in state NEW
+ * @kcompl: NULL for a user's context (an open file); for the kernel
+ *          API's, its owner's completion, completed at each wake-up
  *
  * The context holds a reference on perfmon.ko until it is freed, because
  * a monitored thread may keep it after its file is closed.
@@ -71,7 +73,7 @@ static void pfm_context_free_work(struct work_struct *work);
  * Return: the context (one reference), or an ERR_PTR: -ENOMEM, or
  * -EMFILE when the caller's uid reached the per-user limit.
  */
-struct pfm_context *pfm_context_alloc(void)
+struct pfm_context *pfm_context_alloc(struct completion *kcompl)
 {
 	struct pfm_context *ctx;
 	kuid_t uid = current_uid();
@@ -90,6 +92,8 @@ struct pfm_context *pfm_context_alloc(void)
 	INIT_LIST_HEAD(&ctx->sets);
 	INIT_LIST_HEAD(&ctx->dead_sets);
 	ctx->state = PFM_CTX_NEW;
+	ctx->kernel = !!kcompl;
+	ctx->kcompl = kcompl;
 	ctx->live_cpu = -1;
 	ctx->cpu = -1;
 	ctx->uid = uid;

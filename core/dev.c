@@ -15,11 +15,11 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "perfmon.h"
+#include "frontend.h"
 
 static int pfm_open(struct inode *inode, struct file *filp)
 {
-	struct pfm_context *ctx = pfm_context_alloc();
+	struct pfm_context *ctx = pfm_context_alloc(NULL);
 
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -49,7 +49,7 @@ static int pfm_fasync(int fd, struct file *filp, int on)
 {
 	struct pfm_context *ctx = filp->private_data;
 
-	return fasync_helper(fd, filp, on, &ctx->async_queue);
+	return pfm_msg_fasync(ctx, fd, filp, on);
 }
 
 static int pfm_mmap(struct file *filp, struct vm_area_struct *vma)

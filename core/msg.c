@@ -282,3 +282,17 @@ __poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,
 	poll_wait(filp, &ctx->msgq_wait, wait);
 	return pfm_msgq_ready(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
+
+/**
+ * pfm_msg_fasync() - fasync() of a context: SIGIO at each wake-up
+ * @ctx: the context
+ * @fd: the file descriptor
+ * @filp: its file
+ * @on: add or remove
+ *
+ * Return: as fasync_helper().
+ */
+int pfm_msg_fasync(struct pfm_context *ctx, int fd, struct file *filp, int on)
+{
+	return fasync_helper(fd, filp, on, &ctx->async_queue);
+}

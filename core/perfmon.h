@@ -34,6 +34,8 @@
 #include <perfmon/pmu.h>
 #include <perfmon/smpl_fmt.h>
 
+#include "frontend.h"
+
 /**
  * enum pfm_ctx_state - context states (Documentation/uapi.rst has the table)
  * @PFM_CTX_NEW: opened, PFM_CREATE_CONTEXT not issued yet
@@ -294,7 +296,6 @@ static inline void pfm_current_ids(struct pfm_context *ctx, u32 *pid,
 
 /* core/upage.c: the control page (user-level reads) */
 void __pfm_upage_update(struct pfm_context *ctx);
-int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma);
 void pfm_upage_free(struct pfm_context *ctx);
 
 /*
@@ -322,17 +323,13 @@ struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id);
 /* core/pmu.c */
 struct pfm_pmu_config *pfm_pmu_get(void);
 void pfm_pmu_put(struct pfm_pmu_config *pmu);
-int pfm_pmu_info(struct pfarg_pmu_info *info);
-int pfm_pmu_reg_info(struct pfarg_reg_info *req, unsigned int count);
 
 /* core/context.c */
 extern struct workqueue_struct *pfm_wq;
 extern unsigned int pfm_ctx_per_user_max;
-struct pfm_context *pfm_context_alloc(void);
 void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
 void pfm_ctx_put_async(struct pfm_context *ctx);
-void pfm_ctx_release_sync(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 					  u16 id, u32 priv);
 void pfm_event_set_free(struct pfm_event_set *set);
@@ -387,9 +384,6 @@ u64 pfm_irqoff_max_ns(void);
 void pfm_irqoff_reset(void);
 
 /* core/load.c: load, unload, the end of a monitored thread, close */
-int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req);
-int pfm_unload_context(struct pfm_context *ctx);
-void pfm_ctx_release(struct pfm_context *ctx);
 void pfm_ctx_exit_queue(struct pfm_context *ctx);
 void pfm_ctx_exit_init(struct pfm_context *ctx);
 void pfm_ctx_exit_flush(struct pfm_context *ctx);
@@ -398,7 +392,6 @@ void pfm_ctx_exit_flush(struct pfm_context *ctx);
 int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
 int __pfm_stop(struct pfm_context *ctx);
 int __pfm_restart(struct pfm_context *ctx);
-int pfm_restart(struct pfm_context *ctx);
 
 /* core/session.c: who holds the PMU; CPU hotplug */
 void pfm_sessions_lock(void);
@@ -438,59 +431,7 @@ int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
 		       unsigned int count);
 void pfm_cfg_init(struct pfm_context *ctx);
 
-/* core/calls.c: the calls of both front ends, arguments in kernel memory */
-
-/**
- * struct pfm_create_args - the sampling format of a context creation
- * @fmt_name: format name, or NULL / "" for none
- * @fmt_arg: its argument (kernel memory), or NULL
- * @fmt_arg_size: bytes at @fmt_arg
- * @charge: charge the buffer to the caller's RLIMIT_MEMLOCK (user
- *          callers; kernel buffers are not a user's)
- */
-struct pfm_create_args {
-	const char *fmt_name;
-	const void *fmt_arg;
-	size_t fmt_arg_size;
-	bool charge;
-};
-
-int pfm_create(struct pfm_context *ctx, const struct pfarg_ctx *req,
-	       const struct pfm_create_args *a);
-int pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
-		   unsigned int count);
-int pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		   unsigned int count);
-int pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		  unsigned int count);
-int pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-		       unsigned int count);
-int pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-		       unsigned int count);
-int pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
-			unsigned int count);
-int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
-int pfm_stop(struct pfm_context *ctx);
-
-/* The array calls above (and the driver settings') with a void * array. */
-typedef int (*pfm_array_fn)(struct pfm_context *ctx, void *req,
-			    unsigned int count);
-int pfm_array_write_pmcs(struct pfm_context *ctx, void *req,
-			 unsigned int count);
-int pfm_array_write_pmds(struct pfm_context *ctx, void *req,
-			 unsigned int count);
-int pfm_array_read_pmds(struct pfm_context *ctx, void *req,
-			unsigned int count);
-int pfm_array_create_evtsets(struct pfm_context *ctx, void *req,
-			     unsigned int count);
-int pfm_array_delete_evtsets(struct pfm_context *ctx, void *req,
-			     unsigned int count);
-int pfm_array_getinfo_evtsets(struct pfm_context *ctx, void *req,
-			      unsigned int count);
-int pfm_array_set_drv_config(struct pfm_context *ctx, void *req,
-			     unsigned int count);
-int pfm_array_get_drv_config(struct pfm_context *ctx, void *req,
-			     unsigned int count);
+/* core/calls.c: see frontend.h */
 
 /* core/ovfl.c */
 void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
@@ -503,10 +444,6 @@ struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 					 size_t arg_size, u32 ctx_flags,
 					 bool charge);
 void pfm_smpl_buf_free(struct pfm_smpl_buf *buf);
-int pfm_smpl_mmap(struct pfm_context *ctx, struct vm_area_struct *vma);
-int pfm_smpl_copy(struct pfm_context *ctx, u64 pos, size_t len,
-		  int (*fn)(void *priv, const void *chunk, size_t len),
-		  void *priv);
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, u64 tstamp);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
@@ -521,14 +458,9 @@ void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
 		       u64 ip);
 void pfm_msg_post_wake(struct pfm_context *ctx);
 bool pfm_msg_post_throttle(struct pfm_context *ctx);
-ssize_t pfm_msg_take(struct pfm_context *ctx, union pfarg_msg *msg);
 void pfm_msg_wake(struct pfm_context *ctx);
 void pfm_msg_wake_irq(struct pfm_context *ctx);
 void pfm_msg_init(struct pfm_context *ctx);
-ssize_t pfm_msg_read(struct pfm_context *ctx, char __user *buf, size_t size,
-		     bool nonblock);
-__poll_t pfm_msg_poll(struct pfm_context *ctx, struct file *filp,
-		      poll_table *wait);
 
 /* core/sysfs.c */
 int pfm_sysfs_init(void);
@@ -537,9 +469,5 @@ void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu);
 void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu);
 void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt);
 void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt);
-
-/* core/dev.c */
-int pfm_dev_init(void);
-void pfm_dev_exit(void);
 
 #endif /* _PERFMON_CORE_H */

@@ -436,6 +436,22 @@ void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to)
 }
 
 /**
+ * pfm_smpl_area() - where a kernel API context's buffer is
+ * @ctx: the context, created
+ * @size: out: its size in bytes, 0 without a buffer
+ *
+ * The buffer lives as long as the context; the kernel API hands it to
+ * its caller at creation.
+ *
+ * Return: its address, or NULL without a buffer.
+ */
+void *pfm_smpl_area(struct pfm_context *ctx, size_t *size)
+{
+	*size = ctx->smpl ? ctx->smpl->size : 0;
+	return ctx->smpl ? ctx->smpl->addr : NULL;
+}
+
+/**
  * pfm_smpl_copy() - hand a byte range of a context's buffer to @fn
  * @ctx: the context, referenced
  * @pos: first byte: an offset in the buffer, or for a ring a free-running

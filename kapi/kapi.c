@@ -26,22 +26,25 @@
 #include <linux/slab.h>
 #include <perfmon/kapi.h>
 
-#include "../core/perfmon.h"
+#include "../core/frontend.h"
 
 /**
  * struct pfmk_ctx - a kernel API descriptor
  * @node: in pfmk_ctxs while open
  * @ctx: the context; the descriptor holds its creator reference
+ * @kcompl: the creator's completion, which the context completes at each
+ *          wake-up
  * @users: the creator's use while open, plus one per call in flight
  * @readers: pfmk_read() calls waiting on the creator's completion
  * @idle: completed by the call that drops the last use after close
  *
- * @node, @users and @readers are guarded by pfmk_mutex; @ctx is
- * constant.  The descriptor is freed by pfmk_close() once @users is 0.
+ * @node, @users and @readers are guarded by pfmk_mutex; @ctx and
+ * @kcompl are constant.  The descriptor is freed by pfmk_close() once @users is 0.
  */
 struct pfmk_ctx {
 	struct list_head node;
 	struct pfm_context *ctx;
+	struct completion *kcompl;
 	unsigned int users;
 	unsigned int readers;
 	struct completion idle;
@@ -142,21 +145,18 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
-	ctx = pfm_context_alloc();
+	ctx = pfm_context_alloc(c);
 	if (IS_ERR(ctx)) {
 		ret = PTR_ERR(ctx);
 		goto free_desc;
 	}
-	ctx->kernel = true;
-	ctx->kcompl = c;
 	ret = pfm_create(ctx, req, &a);
 	if (ret)
 		goto release_ctx;
-	if (smpl) {
-		smpl->addr = ctx->smpl ? ctx->smpl->addr : NULL;
-		smpl->size = ctx->smpl ? ctx->smpl->size : 0;
-	}
+	if (smpl)
+		smpl->addr = pfm_smpl_area(ctx, &smpl->size);
 	d->ctx = ctx;
+	d->kcompl = c;
 	d->users = 1;		/* the creator's, until pfmk_close() */
 	init_completion(&d->idle);
 	mutex_lock(&pfmk_mutex);
@@ -471,7 +471,7 @@ ssize_t pfmk_read(struct pfmk_ctx *desc, union pfarg_msg *msg, size_t size,
 		if (!pfmk_wait_begin(d))
 			goto put_desc;
 		ret = 0;
-		if (wait_for_completion_interruptible(d->ctx->kcompl))
+		if (wait_for_completion_interruptible(d->kcompl))
 			ret = -ERESTARTSYS;
 		if (pfmk_wait_end(d)) {
 			ret = -EBADF;
@@ -567,7 +567,7 @@ int pfmk_close(struct pfmk_ctx *desc)
 	d = found;
 	/* Each waiting reader takes one and sees the descriptor closed. */
 	while (readers--)
-		complete(d->ctx->kcompl);
+		complete(d->kcompl);
 	if (!last)
 		wait_for_completion(&d->idle);
 	pfm_ctx_release_sync(d->ctx);
