@@ -63,20 +63,21 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 	bool core, v2;
 	unsigned int i, n;
 	char name[PFM_NAME_LEN];
-	u32 ebx, sel, ctr;
+	union cpuid_0x80000022_ebx ebx;
+	u32 sel, ctr;
 
 	if ((vendor != X86_VENDOR_AMD && vendor != X86_VENDOR_HYGON) ||
 	    pfm_x86_family() < 6) {
 		pr_info("amd64: not an AMD64 CPU; pfm_intel_arch drives Intel PMUs\n");
 		return -ENODEV;
 	}
-	core = amd_has(0x80000001, 0, AMD_EXT_PERFCTR_CORE, &ebx);
-	v2 = amd_has(0x80000022, AMD_EXT_PERFMON_V2, 0, &ebx);
+	core = amd_has(0x80000001, 0, AMD_EXT_PERFCTR_CORE, &ebx.full);
+	v2 = amd_has(0x80000022, AMD_EXT_PERFMON_V2, 0, &ebx.full);
 	n = core ? AMD_CORE_CTRS : AMD_LEGACY_CTRS;
 	/* PerfMonV2 counts the core counters it has. */
-	v2 = v2 && core && (ebx & 0xf);
+	v2 = v2 && core && ebx.split.num_core_pmc;
 	if (v2)
-		n = min_t(unsigned int, ebx & 0xf, PFM_X86_MAX_GP);
+		n = min_t(unsigned int, ebx.split.num_core_pmc, PFM_X86_MAX_GP);
 
 	xp->pmu.pmu_name = "amd64";
 	xp->pmu.counter_width = v2 ? AMD_WIDTH : AMD_WIDTH - 1;

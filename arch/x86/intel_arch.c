@@ -38,11 +38,6 @@
 			 ARCH_PERFMON_EVENTSEL_ENABLE |			\
 			 ARCH_PERFMON_EVENTSEL_INV | ARCH_PERFMON_EVENTSEL_CMASK)
 
-/* FIXED_CTR_CTRL field of one counter: OS, USR, AnyThread, PMI */
-#define INTEL_FIXED_EN		0x3ULL
-#define INTEL_FIXED_ANY		0x4ULL
-#define INTEL_FIXED_PMI		0x8ULL
-
 /* The architectural events, in CPUID.0AH:EBX bit order: event, umask. */
 static const u16 intel_arch_events[] = {
 	0x003c,	/* UnHalted Core Cycles */
@@ -114,20 +109,23 @@ static bool intel_full_width_writes(void)
 /* Read CPUID leaf 0xA; -ENODEV without architectural perfmon. */
 static int intel_read_cpuid(void)
 {
-	u32 eax, ebx, ecx, edx;
+	union cpuid10_eax eax;
+	union cpuid10_edx edx;
 	unsigned int nfixed;
+	u32 ebx, ecx;
 
-	if (!pfm_x86_cpuid(0xa, &eax, &ebx, &ecx, &edx) || !(eax & 0xff)) {
+	if (!pfm_x86_cpuid(0xa, &eax.full, &ebx, &ecx, &edx.full) ||
+	    !eax.split.version_id) {
 		pr_info("intel_arch: no architectural perfmon (CPUID leaf 0xA version 0): no PMU to drive, pfm_soft counts without one\n");
 		return -ENODEV;
 	}
-	intel.version = eax & 0xff;
-	intel.num_gp = (eax >> 8) & 0xff;
-	intel.gp_width = (eax >> 16) & 0xff;
-	intel.ebx_len = eax >> 24;
+	intel.version = eax.split.version_id;
+	intel.num_gp = eax.split.num_counters;
+	intel.gp_width = eax.split.bit_width;
+	intel.ebx_len = eax.split.mask_length;
 	intel.unavail = ebx;
-	nfixed = intel.version >= 2 ? edx & 0x1f : 0;
-	intel.fixed_width = (edx >> 5) & 0xff;
+	nfixed = intel.version >= 2 ? edx.split.num_counters_fixed : 0;
+	intel.fixed_width = edx.split.bit_width_fixed;
 	intel.fixed = nfixed ? GENMASK(min(nfixed, 32U) - 1, 0) : 0;
 	if (intel.version >= 5)
 		intel.fixed |= ecx;
@@ -179,16 +177,16 @@ static void intel_add_gp(struct pfm_x86_pmu *xp, unsigned int i)
 
 static void intel_add_fixed(struct pfm_x86_pmu *xp)
 {
-	u64 field = INTEL_FIXED_EN | INTEL_FIXED_PMI, ok = 0;
+	u64 field = PFM_X86_FIXED_EN | PFM_X86_FIXED_PMI, ok = 0;
 	char name[PFM_NAME_LEN];
 	unsigned int i;
 	u32 msr;
 
 	if (intel.version == 3 || intel.version == 4)
-		field |= INTEL_FIXED_ANY;
+		field |= PFM_X86_FIXED_ANY;
 	for_each_set_bit(i, &intel.fixed, PFM_X86_MAX_FIXED) {
-		ok |= field << (4 * i);
-		xp->fixed_pmi |= INTEL_FIXED_PMI << (4 * i);
+		ok |= PFM_X86_FIXED_BITS(i, field);
+		xp->fixed_pmi |= PFM_X86_FIXED_BITS(i, PFM_X86_FIXED_PMI);
 		msr = MSR_ARCH_PERFMON_FIXED_CTR0 + i;
 		snprintf(name, sizeof(name), "FIXED_CTR%u", i);
 		pfm_x86_add_ctr(xp, PFM_X86_FIXED_BASE + i, name, msr, msr,

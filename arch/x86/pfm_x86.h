@@ -29,6 +29,22 @@
 /* Intel global status bit of fixed counter 0. */
 #define PFM_X86_FIXED_STATUS	32
 
+/*
+ * IA32_FIXED_CTR_CTRL holds one 4-bit field per fixed counter: OS, USR,
+ * AnyThread, PMI (the kernel's INTEL_FIXED_* in 6.12's asm/perf_event.h;
+ * 6.1 keeps them private to arch/x86/events).
+ */
+#define PFM_X86_FIXED_STRIDE	4
+#define PFM_X86_FIXED_OS	BIT_ULL(0)
+#define PFM_X86_FIXED_USR	BIT_ULL(1)
+#define PFM_X86_FIXED_ANY	BIT_ULL(2)
+#define PFM_X86_FIXED_PMI	BIT_ULL(3)
+#define PFM_X86_FIXED_EN	(PFM_X86_FIXED_OS | PFM_X86_FIXED_USR)
+/* @bits of the field of fixed counter @i, and that field of @ctrl. */
+#define PFM_X86_FIXED_BITS(i, bits)	((u64)(bits) << (PFM_X86_FIXED_STRIDE * (i)))
+#define PFM_X86_FIXED_FIELD(ctrl, i) \
+	(((ctrl) >> (PFM_X86_FIXED_STRIDE * (i))) & GENMASK_ULL(PFM_X86_FIXED_STRIDE - 1, 0))
+
 /**
  * struct pfm_x86_ctr - how the engine drives one counter (PMD)
  * @rd: MSR the count is read from

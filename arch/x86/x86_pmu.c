@@ -510,9 +510,6 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 }
 
 /* FIXED_CTR_CTRL field bits (4 per fixed counter): OS, AnyThread */
-#define PFM_X86_FIXED_OS	0x1ULL
-#define PFM_X86_FIXED_ANY	0x4ULL
-#define PFM_X86_FIXED_FIELDS	(PFM_X86_MAX_FIXED * 4)
 
 /*
  * What a control value counts beyond the monitored thread in user mode:
@@ -531,9 +528,9 @@ static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 	if (cnum == PFM_X86_FIXED_BASE) {
 		os = 0;
 		any = 0;
-		for (i = 0; i < PFM_X86_FIXED_FIELDS; i += 4) {
-			os |= PFM_X86_FIXED_OS << i;
-			any |= PFM_X86_FIXED_ANY << i;
+		for (i = 0; i < PFM_X86_MAX_FIXED; i++) {
+			os |= PFM_X86_FIXED_BITS(i, PFM_X86_FIXED_OS);
+			any |= PFM_X86_FIXED_BITS(i, PFM_X86_FIXED_ANY);
 		}
 	}
 	if (value & os)

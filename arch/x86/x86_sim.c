@@ -111,19 +111,25 @@ static struct dentry *sim_dir;
 /* What the parameters describe, for the register file. */
 static void sim_describe(void)
 {
+	union cpuid10_eax eax;
+	union cpuid10_edx edx;
 	unsigned int nfixed;
 
 	sim_intel = !strcmp(vendor, "intel");
 	if (sim_intel) {
-		sim_gp = min((cpuid_a[0] >> 8) & 0xff, PFM_X86_MAX_GP);
-		sim_width = (cpuid_a[0] >> 16) & 0xff;
-		nfixed = (cpuid_a[0] & 0xff) >= 2 ? cpuid_a[3] & 0x1f : 0;
+		eax.full = cpuid_a[0];
+		edx.full = cpuid_a[3];
+		sim_gp = min_t(unsigned int, eax.split.num_counters,
+			       PFM_X86_MAX_GP);
+		sim_width = eax.split.bit_width;
+		nfixed = eax.split.version_id >= 2 ?
+			 edx.split.num_counters_fixed : 0;
 		sim_fixed = nfixed ? GENMASK(min(nfixed, 32U) - 1, 0) : 0;
-		if ((cpuid_a[0] & 0xff) >= 5)
+		if (eax.split.version_id >= 5)
 			sim_fixed |= cpuid_a[2];
 		sim_fixed &= GENMASK(PFM_X86_MAX_FIXED - 1, 0);
-		sim_fixed_width = (cpuid_a[3] >> 5) & 0xff;
-		sim_global = (cpuid_a[0] & 0xff) >= 2;
+		sim_fixed_width = edx.split.bit_width_fixed;
+		sim_global = eax.split.version_id >= 2;
 	} else {
 		sim_gp = amd_core ? 6 : 4;
 		if (amd_core && amd_v2_ctrs)
@@ -422,13 +428,14 @@ static void sim_tick(u64 n)
 		pmi |= !!(s->sel[i] & SIM_EVTSEL_INT);
 	}
 	for_each_set_bit(i, &sim_fixed, PFM_X86_MAX_FIXED) {
-		f = (s->fixed_ctrl >> (4 * i)) & 0xf;
-		if (!(f & 3) || !(s->gctrl & BIT_ULL(PFM_X86_FIXED_STATUS + i)))
+		f = PFM_X86_FIXED_FIELD(s->fixed_ctrl, i);
+		if (!(f & PFM_X86_FIXED_EN) ||
+		    !(s->gctrl & BIT_ULL(PFM_X86_FIXED_STATUS + i)))
 			continue;
 		if (!sim_advance(&s->fixed[i], sim_fixed_width, n))
 			continue;
 		s->gstatus |= BIT_ULL(PFM_X86_FIXED_STATUS + i);
-		pmi |= !!(f & 8);
+		pmi |= !!(f & PFM_X86_FIXED_PMI);
 	}
 	if (pmi)
 		sim_pmi(s);
@@ -460,7 +467,8 @@ static void sim_inject(void)
 			continue;
 		s->fixed[i] = 0;
 		s->gstatus |= BIT_ULL(PFM_X86_FIXED_STATUS + i);
-		pmi |= !!((s->fixed_ctrl >> (4 * i)) & 8);
+		pmi |= !!(PFM_X86_FIXED_FIELD(s->fixed_ctrl, i) &
+			  PFM_X86_FIXED_PMI);
 	}
 	if (pmi)
 		sim_pmi(s);
