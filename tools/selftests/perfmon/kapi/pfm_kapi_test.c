@@ -818,40 +818,54 @@ static void kt_refuse_desc(struct kt_run *r, struct completion *c)
 	kt_put(r, "closed_close=%d\n", pfmk_close(desc));
 }
 
+/*
+ * The arguments of kt_refuse_args() too big for its stack frame (v2.8's
+ * 176-byte pfarg_pmd and 200-byte pfarg_setinfo, under KASAN).
+ */
+struct kt_refuse_bufs {
+	struct pfarg_setinfo si;
+	struct pfarg_pmd pd;
+	union pfarg_msg msg;
+};
+
 /* "refusals", part 2: array counts, NULL arrays, pfmk_read() sizes. */
 static int kt_refuse_args(struct kt_run *r, struct completion *c)
 {
 	struct pfarg_ctx req = {};
 	struct pfarg_setdesc sd = {};
-	struct pfarg_setinfo si = {};
 	struct pfarg_drv_cfg cfg = {};
 	struct kt_copy cp = {};
+	struct kt_refuse_bufs *b;
 	struct pfmk_ctx *desc;
-	union pfarg_msg msg;
 	struct pfarg_pmc *pcs;
-	struct pfarg_pmd pd;
 	int ret;
 
 	/* Room for PFM_MAX_ARRAY + 1: only the count is wrong. */
 	pcs = kcalloc(PFM_MAX_ARRAY + 1, sizeof(*pcs), GFP_KERNEL);
 	if (!pcs)
 		return kt_fail(r, "kcalloc", -ENOMEM);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b) {
+		kt_fail(r, "kzalloc", -ENOMEM);
+		goto free_pcs;
+	}
 	ret = pfmk_create_context(&req, NULL, NULL, 0, c, &desc, NULL);
 	if (ret) {
 		kt_fail(r, "create", ret);
-		goto free_pcs;
+		goto free_bufs;
 	}
-	kt_pmd(&pd, 0, 0, 0);
+	kt_pmd(&b->pd, 0, 0, 0);
 	kt_put(r, "write_pmcs_count0=%d\n", pfmk_write_pmcs(desc, pcs, 0));
 	kt_put(r, "write_pmcs_count_neg=%d\n", pfmk_write_pmcs(desc, pcs, -1));
 	kt_put(r, "write_pmcs_count_max1=%d\n",
 	       pfmk_write_pmcs(desc, pcs, PFM_MAX_ARRAY + 1));
-	kt_put(r, "write_pmds_count0=%d\n", pfmk_write_pmds(desc, &pd, 0));
-	kt_put(r, "read_pmds_count_neg=%d\n", pfmk_read_pmds(desc, &pd, -1));
+	kt_put(r, "write_pmds_count0=%d\n", pfmk_write_pmds(desc, &b->pd, 0));
+	kt_put(r, "read_pmds_count_neg=%d\n",
+	       pfmk_read_pmds(desc, &b->pd, -1));
 	kt_put(r, "create_evtsets_count0=%d\n",
 	       pfmk_create_evtsets(desc, &sd, 0));
 	kt_put(r, "getinfo_evtsets_count_max1=%d\n",
-	       pfmk_getinfo_evtsets(desc, &si, PFM_MAX_ARRAY + 1));
+	       pfmk_getinfo_evtsets(desc, &b->si, PFM_MAX_ARRAY + 1));
 	kt_put(r, "set_drv_config_count0=%d\n",
 	       pfmk_set_drv_config(desc, &cfg, 0));
 	kt_put(r, "write_pmcs_null=%d\n", pfmk_write_pmcs(desc, NULL, 1));
@@ -859,11 +873,14 @@ static int kt_refuse_args(struct kt_run *r, struct completion *c)
 	kt_put(r, "load_null=%d\n", pfmk_load_context(desc, NULL));
 	kt_put(r, "start_null=%d\n", pfmk_start(desc, NULL));
 	kt_put(r, "read_small=%zd\n",
-	       pfmk_read(desc, &msg, sizeof(msg) - 1, true));
-	kt_put(r, "read_empty=%zd\n", pfmk_read(desc, &msg, sizeof(msg), true));
+	       pfmk_read(desc, &b->msg, sizeof(b->msg) - 1, true));
+	kt_put(r, "read_empty=%zd\n",
+	       pfmk_read(desc, &b->msg, sizeof(b->msg), true));
 	kt_put(r, "smpl_copy_nobuf=%d\n",
 	       pfmk_smpl_copy(desc, 0, 8, kt_copy_fn, &cp));
 	kt_close(r, desc);
+free_bufs:
+	kfree(b);
 free_pcs:
 	kfree(pcs);
 	return r->err;
