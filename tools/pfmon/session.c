@@ -636,6 +636,26 @@ static int next_tick_ms(const struct pfmon_loop_ops *ops, uint64_t next)
 	return now >= next ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
+/*
+ * An interval ended: report it, and return when the next one ends.  A
+ * tick that came more than an interval late (the machine was busy)
+ * reports the whole late interval once: the ticks it missed are
+ * skipped, not reported as empty intervals right after it.
+ */
+static uint64_t interval_tick(struct pfmon_session *s,
+			      const struct pfmon_loop_ops *ops, uint64_t next)
+{
+	uint64_t step = ops->interval_ms * 1000000ULL;
+	uint64_t now;
+
+	ops->tick(s, ops->arg);
+	now = pfmon_now_ns();
+	next += step;
+	if (next <= now)
+		next += (now - next) / step * step + step;
+	return next;
+}
+
 /* Read what a context says: its thread ended, or its ring has data. */
 static void target_wake(struct pfmon_session *s, struct pfmon_target *t,
 			const struct pfmon_loop_ops *ops)
@@ -719,10 +739,8 @@ int pfmon_session_loop(struct pfmon_session *s,
 			break;
 		if (all_ended(s))
 			break;
-		if (ops->interval_ms && pfmon_now_ns() >= next) {
-			ops->tick(s, ops->arg);
-			next += ops->interval_ms * 1000000ULL;
-		}
+		if (ops->interval_ms && pfmon_now_ns() >= next)
+			next = interval_tick(s, ops, next);
 	}
 	free(pfd);
 	return ret;
