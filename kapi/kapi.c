@@ -39,7 +39,8 @@
  * @idle: completed by the call that drops the last use after close
  *
  * @node, @users and @readers are guarded by pfmk_mutex; @ctx and
- * @kcompl are constant.  The descriptor is freed by pfmk_close() once @users is 0.
+ * @kcompl are constant.  The descriptor is freed by pfmk_close() once
+ * @users is 0.
  */
 struct pfmk_ctx {
 	struct list_head node;
