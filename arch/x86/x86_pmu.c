@@ -509,8 +509,6 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	return 0;
 }
 
-/* FIXED_CTR_CTRL field bits (4 per fixed counter): OS, AnyThread */
-
 /*
  * What a control value counts beyond the monitored thread in user mode:
  * the OS bit counts ring 0, AnyThread the other hyperthread of the core
