@@ -63,17 +63,20 @@ static void pfm_user_uncharge(kuid_t uid)
 static void pfm_context_free_work(struct work_struct *work);
 
 /**
- * pfm_context_alloc() - allocate a context in state NEW
+ * pfm_ctx_alloc() - allocate a context object in state NEW
+ * @ops: what the layers above do at its thread's end and at its free
  * @kcompl: NULL for a user's context (an open file); for the kernel
  *          API's, its owner's completion, completed at each wake-up
  *
  * The context holds a reference on perfmon.ko until it is freed, because
- * a monitored thread may keep it after its file is closed.
+ * a monitored thread may keep it after its file is closed.  The parts
+ * above the objects set themselves up after (pfm_context_alloc()).
  *
  * Return: the context (one reference), or an ERR_PTR: -ENOMEM, or
  * -EMFILE when the caller's uid reached the per-user limit.
  */
-struct pfm_context *pfm_context_alloc(struct completion *kcompl)
+struct pfm_context *pfm_ctx_alloc(const struct pfm_ctx_ops *ops,
+				  struct completion *kcompl)
 {
 	struct pfm_context *ctx;
 	kuid_t uid = current_uid();
@@ -94,17 +97,14 @@ struct pfm_context *pfm_context_alloc(struct completion *kcompl)
 	ctx->state = PFM_CTX_NEW;
 	ctx->kernel = !!kcompl;
 	ctx->kcompl = kcompl;
+	ctx->ops = ops;
 	ctx->live_cpu = -1;
 	ctx->cpu = -1;
 	ctx->uid = uid;
 	ctx->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	pfm_msg_init(ctx);
-	pfm_block_init(ctx);
 	prandom_seed_state(&ctx->rnd, get_random_u64());
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);
-	pfm_switch_timer_init(ctx);
-	pfm_throttle_init(ctx);
-	pfm_ctx_exit_init(ctx);
 	__module_get(THIS_MODULE);
 	return ctx;
 }
@@ -120,15 +120,12 @@ static void pfm_context_free(struct pfm_context *ctx)
 	struct pfm_event_set *set, *tmp;
 
 	WARN_ON_ONCE(ctx->live_cpu >= 0 || ctx->task || ctx->hook);
-	hrtimer_cancel(&ctx->switch_timer);
-	pfm_throttle_exit(ctx);
+	ctx->ops->free(ctx);
 	list_splice_init(&ctx->dead_sets, &ctx->sets);
 	list_for_each_entry_safe(set, tmp, &ctx->sets, list) {
 		list_del(&set->list);
 		pfm_event_set_free(set);
 	}
-	pfm_smpl_buf_free(ctx->smpl);
-	pfm_upage_free(ctx);
 	if (ctx->pmu)
 		pfm_pmu_put(ctx->pmu);
 	pfm_user_uncharge(ctx->uid);
@@ -180,27 +177,20 @@ void pfm_ctx_put(struct pfm_context *ctx)
 }
 
 /**
- * pfm_ctx_release_sync() - pfm_ctx_release(), then wait for the wake-ups
- * queued before the unload
- * @ctx: the context; the caller's reference is dropped
- *
- * For the kernel API, whose owner's completion (ctx->kcompl) may go
- * away once pfmk_close() returns: a file's wait queue lives in the
- * context, the completion does not.  Once unloaded, the context is on
- * no thread or CPU, so no end of a thread (exit_iw, exit_work) and no
- * overflow wake-up (wake_iw) is queued any more; those queued before
- * have run when this returns, and pfm_msg_end() queues nothing for the
- * ZOMBIE context.
- *
- * Context: process context; may sleep.  Not from pfm_wq.
+ * pfm_free_dead_sets() - free the sets __pfm_delete_evtsets() unlinked
+ * @ctx: the context, not locked
  */
-void pfm_ctx_release_sync(struct pfm_context *ctx)
+void pfm_free_dead_sets(struct pfm_context *ctx)
 {
-	pfm_ctx_get(ctx);
-	pfm_ctx_release(ctx);
-	pfm_ctx_exit_flush(ctx);
-	irq_work_sync(&ctx->wake_iw);
-	pfm_ctx_put(ctx);
+	struct pfm_event_set *set, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	list_splice_init(&ctx->dead_sets, &dead);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	list_for_each_entry_safe(set, tmp, &dead, list)
+		pfm_event_set_free(set);
 }
 
 /*
@@ -301,47 +291,4 @@ struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id)
 			break;
 	}
 	return NULL;
-}
-
-/**
- * __pfm_create_context() - turn a NEW context into an UNLOADED one
- * @ctx: the context, locked
- * @req: flags
- * @pmu: description, referenced; the context keeps the reference
- * @set0: event set 0, allocated for @pmu
- * @smpl: sampling buffer (pfm_smpl_buf_create()), or NULL
- *
- * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
- * flags or a non-zero reserved field.  On error the caller still owns
- * @pmu, @set0 and @smpl.
- */
-int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
-			 struct pfm_pmu_config *pmu,
-			 struct pfm_event_set *set0, struct pfm_smpl_buf *smpl)
-	__must_hold(&ctx->lock)
-{
-	const u32 known = PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE |
-			  PFM_FL_OVFL_NO_MSG;
-
-	lockdep_assert_held(&ctx->lock);
-	if (ctx->state != PFM_CTX_NEW)
-		return -EBUSY;
-	if ((req->ctx_flags & ~known) || req->ctx_reserved1 ||
-	    memchr_inv(req->ctx_reserved2, 0, sizeof(req->ctx_reserved2)))
-		return -EINVAL;
-	/* A system-wide context has no thread to block. */
-	if ((req->ctx_flags & PFM_FL_SYSTEM_WIDE) &&
-	    (req->ctx_flags & PFM_FL_NOTIFY_BLOCK))
-		return -EINVAL;
-
-	ctx->flags = req->ctx_flags;
-	ctx->pmu = pmu;
-	ctx->smpl = smpl;
-	list_add(&set0->list, &ctx->sets);
-	ctx->nr_sets = 1;
-	ctx->sets_duration = 0;
-	ctx->active_set = set0;
-	pfm_cfg_init(ctx);
-	ctx->state = PFM_CTX_UNLOADED;
-	return 0;
 }

@@ -10,17 +10,18 @@
 
 /**
  * __pfm_start() - start counting on a loaded context
- * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
- * @req: start_set: the set to count with
+ * @ctx: the context, locked, live here or saved (an in-place call)
+ * @a: a->start: start_set, the set to count with
  *
  * Starting another set than the active one saves the live set first.
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded, unknown set or
  * reserved field; -EBUSY masked (pfm_restart() first).
  */
-int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
+int __pfm_start(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	const struct pfarg_start *req = a->start;
 	struct pfm_event_set *set;
 
 	lockdep_assert_held(&ctx->lock);
@@ -54,11 +55,12 @@ int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
 
 /**
  * __pfm_stop() - stop counting; the counts stay as they are
- * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
+ * @ctx: the context, locked, live here or saved (an in-place call)
+ * @a: none
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded.
  */
-int __pfm_stop(struct pfm_context *ctx)
+int __pfm_stop(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
@@ -99,7 +101,8 @@ static void pfm_restart_masked(struct pfm_context *ctx)
 
 /**
  * __pfm_restart() - resume monitoring masked after an overflow
- * @ctx: the context, locked, saved (called through pfm_ctx_call())
+ * @ctx: the context, locked, saved
+ * @a: none
  *
  * The PMDs that notified (and their reg_reset_pmds) restart from their
  * long reset values; the sampling format empties its buffer if it
@@ -109,7 +112,7 @@ static void pfm_restart_masked(struct pfm_context *ctx)
  * to restart), unloaded included (after the monitored thread ended, as
  * perfmon2 v2.8); -EINVAL closing.
  */
-int __pfm_restart(struct pfm_context *ctx)
+int __pfm_restart(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
@@ -128,23 +131,18 @@ int __pfm_restart(struct pfm_context *ctx)
 	}
 }
 
-static int pfm_call_restart(struct pfm_context *ctx, void *arg)
-{
-	return __pfm_restart(ctx);
-}
-
 /**
- * pfm_restart() - __pfm_restart() where the context is live, then let a
- * thread blocked on the notification (PFM_FL_NOTIFY_BLOCK) run
+ * pfm_restart_end() - let a thread blocked on the notification
+ * (PFM_FL_NOTIFY_BLOCK) run, once __pfm_restart() succeeded
  * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_restart()'s result
  *
  * Context: process context.
- * Return: as __pfm_restart().
+ * Return: @ret.
  */
-int pfm_restart(struct pfm_context *ctx)
+int pfm_restart_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
 {
-	int ret = pfm_ctx_call(ctx, pfm_call_restart, NULL);
-
 	if (!ret)
 		wake_up_interruptible_all(&ctx->restart_wait);
 	return ret;

@@ -7,13 +7,13 @@
  * A context's set is "live" on at most one CPU (ctx->live_cpu): the CPU
  * where the monitored thread runs, or the monitored CPU.  Only that CPU
  * touches its PMU.  Everything else works on the saved copy in the set,
- * so a call that needs the registers first saves them: pfm_ctx_call()
- * runs the call on the live CPU (by IPI when it is another one) between
- * a sched_out and a sched_in, with ctx->lock held throughout.  The
- * frequent calls a monitor makes while counting (read, start, stop) run
- * in place instead (pfm_ctx_call_in_place()): on the live CPU, the set
- * left live, so they cost a few register accesses, not a save and a
- * reload of every register.
+ * so a call that needs the registers first saves them: pfm_call() runs
+ * the call's core entry point on the live CPU (by IPI when it is another
+ * one) between a sched_out and a sched_in, with ctx->lock held
+ * throughout.  The frequent calls a monitor makes while counting (read,
+ * start, stop) run in place instead (struct pfm_op's in_place): on the
+ * live CPU, the set left live, so they cost a few register accesses, not
+ * a save and a reload of every register.
  */
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
@@ -104,7 +104,7 @@ static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 }
 
 /* Counting runs when the context is started, not masked nor throttled. */
-static __always_inline void __pfm_ctx_resume(struct pfm_context *ctx)
+static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu_config *pmu = ctx->pmu;
@@ -130,7 +130,7 @@ void pfm_ctx_resume(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
-	__pfm_ctx_resume(ctx);
+	pfm_ctx_resume_hw(ctx);
 }
 
 /**
@@ -156,7 +156,7 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	/* Inline: every context switch of a counting thread passes here. */
-	__pfm_ctx_resume(ctx);
+	pfm_ctx_resume_hw(ctx);
 	pfm_upage_update(ctx);
 }
 
@@ -222,33 +222,34 @@ bool pfm_ctx_live_here(struct pfm_context *ctx)
 	return ctx->live_cpu == smp_processor_id();
 }
 
-/* One core call to run where the context is live. */
-struct pfm_call {
+/* One run of a call's core entry point, where the context is live. */
+struct pfm_run {
 	struct pfm_context *ctx;
-	pfm_ctx_fn fn;
-	void *arg;
+	const struct pfm_op *op;
+	struct pfm_args *args;
 	int ret;
-	bool in_place;
 	bool ran;
 };
 
 /*
- * Run @c here if the context is live here or nowhere.  A call in place
+ * Run @r here if the context is live here or nowhere (inline: it is the
+ * path of every call, the IPI's copy aside).  A call in place
  * may save the set itself (pfm_ctx_sched_out()) when it needs to; the
  * set is made live again after any call that left it saved.
  */
-static void pfm_call_here(struct pfm_call *c)
+static __always_inline void pfm_run_here(struct pfm_run *r)
 {
-	struct pfm_context *ctx = c->ctx;
+	struct pfm_context *ctx = r->ctx;
+	bool in_place = r->op->in_place;
 	bool live = pfm_ctx_live_here(ctx);
 
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->live_cpu >= 0 && !live)
 		return;		/* moved: the caller tries again */
-	if (live && !c->in_place)
+	if (live && !in_place)
 		pfm_ctx_sched_out(ctx);
-	c->ret = c->fn(ctx, c->arg);
-	c->ran = true;
+	r->ret = r->op->fn(ctx, r->args);
+	r->ran = true;
 	if (live && ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
 		pfm_ctx_sched_in(ctx);
 	/*
@@ -256,25 +257,28 @@ static void pfm_call_here(struct pfm_call *c)
 	 * made the set live again (and rewrote the page), show them.  Calls
 	 * in place update the page themselves when they change something.
 	 */
-	if (!c->in_place && ctx->live_cpu < 0)
+	if (!in_place && ctx->live_cpu < 0)
 		pfm_upage_update(ctx);
 }
 
-static void pfm_call_ipi(void *info)
+static void pfm_run_ipi(void *info)
 {
-	struct pfm_call *c = info;
+	struct pfm_run *r = info;
 
-	raw_spin_lock(&c->ctx->lock);
-	pfm_call_here(c);
-	raw_spin_unlock(&c->ctx->lock);
+	raw_spin_lock(&r->ctx->lock);
+	pfm_run_here(r);
+	raw_spin_unlock(&r->ctx->lock);
 }
 
-static int pfm_ctx_run(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg,
-		       bool in_place)
+/*
+ * Run @op's core entry point where the context is live: here under
+ * ctx->lock, or by IPI on the CPU where the set is; when the context
+ * moved meanwhile (the thread migrated), try again.
+ */
+static int pfm_run(struct pfm_context *ctx, const struct pfm_op *op,
+		   struct pfm_args *a)
 {
-	struct pfm_call c = {
-		.ctx = ctx, .fn = fn, .arg = arg, .in_place = in_place,
-	};
+	struct pfm_run r = { .ctx = ctx, .op = op, .args = a };
 	unsigned long flags;
 	int cpu;
 
@@ -282,54 +286,54 @@ static int pfm_ctx_run(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg,
 		raw_spin_lock_irqsave(&ctx->lock, flags);
 		cpu = ctx->live_cpu;
 		if (cpu < 0 || cpu == smp_processor_id())
-			pfm_call_here(&c);
+			pfm_run_here(&r);
 		raw_spin_unlock_irqrestore(&ctx->lock, flags);
-		if (c.ran)
-			return c.ret;
+		if (r.ran)
+			return r.ret;
 		/* Fails only for an offline CPU, which saved the set first. */
-		smp_call_function_single(cpu, pfm_call_ipi, &c, 1);
-		if (c.ran)
-			return c.ret;
+		smp_call_function_single(cpu, pfm_run_ipi, &r, 1);
+		if (r.ran)
+			return r.ret;
 	}
 }
 
 /**
- * pfm_ctx_call() - run a core call on a context, wherever it is live
+ * pfm_call() - run a call on a context: prepare, core entry, finish
  * @ctx: the context, not locked
- * @fn: the call; runs with ctx->lock held and interrupts disabled, on a
- *      context whose registers are saved in its set
- * @arg: passed to @fn
+ * @op: the call (core/calls.c, or a core file's own)
+ * @a: its arguments, in kernel memory
  *
- * When the set is live on another CPU, @fn runs there by IPI; when the
- * context moved meanwhile (the thread migrated), the call is retried.
+ * @op->prepare runs first, unlocked.  Then @op->fn runs under ctx->lock
+ * with interrupts off, on the CPU where the set is live (by IPI when it
+ * is another one): between a sched_out and a sched_in, so on registers
+ * saved in the set, or in place (@op->in_place: the set left live, so
+ * that the frequent calls a monitor makes while counting cost a few
+ * register accesses, not a save and a reload of every register).  A
+ * call in place reads live registers through pfm_pmd_read_hw() and
+ * updates the control page when it changes what the page shows.  Then
+ * @op->finish, unlocked.  A result of -EAGAIN runs it all again, up to
+ * @op->tries times in all.
  *
- * Context: process context, no lock held.
- * Return: what @fn returned.
+ * Context: process context, no lock held; may sleep when @op has a
+ * prepare or finish step.
+ * Return: what @op->finish returned, else @op->fn's or @op->prepare's
+ * result.
  */
-int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
+int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
+	     struct pfm_args *a)
 {
-	return pfm_ctx_run(ctx, fn, arg, false);
-}
+	unsigned int tries = 0;
+	int ret;
 
-/**
- * pfm_ctx_call_in_place() - run a core call where the context is live,
- * its set left live
- * @ctx: the context, not locked
- * @fn: the call; runs with ctx->lock held and interrupts disabled, on
- *      the CPU where the set is live (pfm_ctx_live_here()) or anywhere
- *      when it is saved.  It reads live registers through
- *      pfm_pmd_read_hw() and may save the set with pfm_ctx_sched_out()
- *      when it needs more; the set is then made live again after it.
- *      A call that changes what the control page shows updates it
- *      (pfm_upage_update()).
- * @arg: passed to @fn
- *
- * Context: process context, no lock held.
- * Return: what @fn returned.
- */
-int pfm_ctx_call_in_place(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg)
-{
-	return pfm_ctx_run(ctx, fn, arg, true);
+	do {
+		ret = op->prepare ? op->prepare(ctx, a) : 0;
+		if (ret)
+			continue;
+		ret = pfm_run(ctx, op, a);
+		if (op->finish)
+			ret = op->finish(ctx, a, ret);
+	} while (ret == -EAGAIN && ++tries < op->tries);
+	return ret;
 }
 
 static void pfm_activate_ipi(void *info)

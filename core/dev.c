@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The /dev/perfmon front end: a misc character device whose open files
- * are monitoring contexts.  Handlers only translate arguments (copy in,
- * take the context lock, call the __pfm_* core, copy out); the core
- * checks the state and does the work.
+ * are monitoring contexts.  Handlers only translate arguments: copy in,
+ * run the call (pfm_call() with its struct pfm_op, core/calls.c), copy
+ * out; the core checks the state and does the work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -82,8 +82,9 @@ static bool pfm_create_reserved_ok(const struct pfarg_create *req)
 
 static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 {
-	struct pfm_create_args a = { .charge = true };
+	struct pfm_create_args c = { .charge = true };
 	struct pfarg_create req;
+	struct pfm_args a = { .ctx = &req.ctx, .create = &c };
 	void *arg = NULL;
 	int ret;
 
@@ -100,10 +101,10 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 		if (IS_ERR(arg))
 			return PTR_ERR(arg);
 	}
-	a.fmt_name = req.create_fmt_name;
-	a.fmt_arg = arg;
-	a.fmt_arg_size = req.create_fmt_arg_size;
-	ret = pfm_create(ctx, &req.ctx, &a);
+	c.fmt_name = req.create_fmt_name;
+	c.fmt_arg = arg;
+	c.fmt_arg_size = req.create_fmt_arg_size;
+	ret = pfm_call(ctx, &pfm_op_create_context, &a);
 	kfree(arg);
 	return ret;
 }
@@ -153,35 +154,42 @@ static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 /* An array call on a context: copy in, call the core, copy out. */
 static noinline_for_stack long pfm_ioctl_array(struct pfm_context *ctx,
 					       void __user *uarg, size_t esize,
-					       pfm_array_fn fn)
+					       const struct pfm_op *op)
 {
-	struct pfm_array_buf buf;
-	struct pfarg_array arr;
-	void *req;
+	/* One object: a kernel that zeroes the stack zeroes it at once. */
+	struct {
+		struct pfm_args a;
+		struct pfarg_array arr;
+		struct pfm_array_buf buf;
+	} s;
 
-	req = pfm_array_in(uarg, esize, &arr, &buf);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-	return pfm_array_out(&arr, esize, req, &buf,
-			     fn(ctx, req, arr.arr_count));
+	s.a.req = pfm_array_in(uarg, esize, &s.arr, &s.buf);
+	if (IS_ERR(s.a.req))
+		return PTR_ERR(s.a.req);
+	s.a.count = s.arr.arr_count;
+	s.a.create = NULL;
+	return pfm_array_out(&s.arr, esize, s.a.req, &s.buf,
+			     pfm_call(ctx, op, &s.a));
 }
 
-static long pfm_ioctl_load(struct pfm_context *ctx, void __user *uarg)
+/*
+ * A call that takes one structure (load, start), or none.  Inline, so
+ * that each copy has a constant size: hardened usercopy then checks the
+ * stack object at build time, not on every start and stop.
+ */
+static __always_inline long pfm_ioctl_call(struct pfm_context *ctx,
+					   void __user *uarg, size_t size,
+					   const struct pfm_op *op)
 {
-	struct pfarg_load req;
+	union {
+		struct pfarg_load load;
+		struct pfarg_start start;
+	} req;
+	struct pfm_args a = { .req = size ? &req : NULL };
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
+	if (size && copy_from_user(&req, uarg, size))
 		return -EFAULT;
-	return pfm_load_context(ctx, &req);
-}
-
-static long pfm_ioctl_start(struct pfm_context *ctx, void __user *uarg)
-{
-	struct pfarg_start req;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	return pfm_start(ctx, &req);
+	return pfm_call(ctx, op, &a);
 }
 
 static long pfm_ioctl_pmu_info(void __user *uarg)
@@ -226,38 +234,40 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return pfm_ioctl_create(ctx, uarg);
 	case PFM_WRITE_PMCS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmc),
-				       pfm_array_write_pmcs);
+				       &pfm_op_write_pmcs);
 	case PFM_WRITE_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_array_write_pmds);
+				       &pfm_op_write_pmds);
 	case PFM_READ_PMDS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       pfm_array_read_pmds);
+				       &pfm_op_read_pmds);
 	case PFM_LOAD_CONTEXT:
-		return pfm_ioctl_load(ctx, uarg);
+		return pfm_ioctl_call(ctx, uarg, sizeof(struct pfarg_load),
+				      &pfm_op_load_context);
 	case PFM_UNLOAD_CONTEXT:
-		return pfm_unload_context(ctx);
+		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_unload_context);
 	case PFM_START:
-		return pfm_ioctl_start(ctx, uarg);
+		return pfm_ioctl_call(ctx, uarg, sizeof(struct pfarg_start),
+				      &pfm_op_start);
 	case PFM_STOP:
-		return pfm_stop(ctx);
+		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_stop);
 	case PFM_RESTART:
-		return pfm_restart(ctx);
+		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_restart);
 	case PFM_CREATE_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       pfm_array_create_evtsets);
+				       &pfm_op_create_evtsets);
 	case PFM_DELETE_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       pfm_array_delete_evtsets);
+				       &pfm_op_delete_evtsets);
 	case PFM_SET_DRV_CONFIG:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       pfm_array_set_drv_config);
+				       &pfm_op_set_drv_config);
 	case PFM_GET_DRV_CONFIG:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       pfm_array_get_drv_config);
+				       &pfm_op_get_drv_config);
 	case PFM_GETINFO_EVTSETS:
 		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
-				       pfm_array_getinfo_evtsets);
+				       &pfm_op_getinfo_evtsets);
 	default:
 		return -ENOTTY;
 	}

@@ -5,7 +5,7 @@
  *
  * The description validates every entry in the caller's context, before
  * anything changes; then the values are applied at once under the
- * context lock, where the context is live (pfm_ctx_call() saves and
+ * context lock, where the context is live (pfm_call() saves and
  * reloads it, and the reload puts them in force).  No generation count
  * is needed: the context lock already orders the change against every
  * sched in.  A refused entry leaves all settings as they were.
@@ -68,69 +68,68 @@ static int pfm_cfg_check_all(struct pfm_context *ctx,
 	return 0;
 }
 
-struct pfm_cfg_args {
-	struct pfarg_drv_cfg *req;
-	unsigned int count;
-};
+/**
+ * pfm_set_drv_config_prepare() - check every setting before any applies
+ * @ctx: the context, not locked
+ * @a: a->count settings at a->cfg; cfg_flags of a refused entry gets
+ *     PFM_REG_RETFL_*
+ *
+ * Context: process context, no lock held.
+ * Return: 0; -EINVAL when an entry was refused; -EBADFD before
+ * PFM_CREATE_CONTEXT.
+ */
+int pfm_set_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a)
+{
+	return pfm_cfg_check_all(ctx, a->cfg, a->count, true);
+}
 
-static int pfm_cfg_apply(struct pfm_context *ctx, void *arg)
+/**
+ * __pfm_set_drv_config() - apply the checked settings
+ * @ctx: the context, locked, saved: the reload puts them in force
+ * @a: a->count settings at a->cfg
+ *
+ * Return: 0.
+ */
+int __pfm_set_drv_config(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_cfg_args *a = arg;
 	unsigned int i;
 
 	lockdep_assert_held(&ctx->lock);
 	for (i = 0; i < a->count; i++)
-		ctx->drv_cfg[a->req[i].cfg_num] = a->req[i].cfg_value;
+		ctx->drv_cfg[a->cfg[i].cfg_num] = a->cfg[i].cfg_value;
 	return 0;
 }
 
 /**
- * pfm_set_drv_config() - change driver settings of a context
+ * pfm_get_drv_config_prepare() - check the settings to read
  * @ctx: the context, not locked
- * @req: the settings; cfg_flags of a refused entry gets PFM_REG_RETFL_*
- * @count: number of entries, at least 1
- *
- * Context: process context, no lock held.
- * Return: 0 when every entry was applied; -EINVAL when one was refused
- * (none applied); -EBADFD before PFM_CREATE_CONTEXT.
- */
-int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
-		       unsigned int count)
-{
-	struct pfm_cfg_args a = { .req = req, .count = count };
-	int ret;
-
-	ret = pfm_cfg_check_all(ctx, req, count, true);
-	if (ret)
-		return ret;
-	return pfm_ctx_call(ctx, pfm_cfg_apply, &a);
-}
-
-/**
- * pfm_get_drv_config() - read driver settings of a context
- * @ctx: the context, not locked
- * @req: the settings to read (cfg_num in, cfg_value out)
- * @count: number of entries, at least 1
+ * @a: a->count settings at a->cfg (cfg_num in)
  *
  * Context: process context, no lock held.
  * Return: 0; -EINVAL for an unknown setting (flagged in its entry);
  * -EBADFD before PFM_CREATE_CONTEXT.
  */
-int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
-		       unsigned int count)
+int pfm_get_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a)
 {
-	unsigned long flags;
-	unsigned int i;
-	int ret;
+	return pfm_cfg_check_all(ctx, a->cfg, a->count, false);
+}
 
-	ret = pfm_cfg_check_all(ctx, req, count, false);
-	if (ret)
-		return ret;
-	raw_spin_lock_irqsave(&ctx->lock, flags);
-	for (i = 0; i < count; i++)
-		req[i].cfg_value = ctx->drv_cfg[req[i].cfg_num];
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+/**
+ * __pfm_get_drv_config() - read driver settings of a context
+ * @ctx: the context, locked (in place: the values are the context's)
+ * @a: a->count settings at a->cfg (cfg_num in, cfg_value out)
+ *
+ * Return: 0.
+ */
+int __pfm_get_drv_config(struct pfm_context *ctx, struct pfm_args *a)
+	__must_hold(&ctx->lock)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < a->count; i++)
+		a->cfg[i].cfg_value = ctx->drv_cfg[a->cfg[i].cfg_num];
 	return 0;
 }
 

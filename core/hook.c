@@ -181,7 +181,7 @@ static void pfm_hook_end_ctx(struct pfm_hook *hook)
 	raw_spin_lock(&ctx->lock);
 	if (!ctx->task_ended) {
 		ctx->task_ended = true;
-		pfm_ctx_exit_queue(ctx);
+		ctx->ops->thread_end(ctx);
 	}
 	raw_spin_unlock(&ctx->lock);
 }
@@ -266,7 +266,7 @@ static void pfm_hook_exec_check(struct pfm_hook *hook)
 		if (ctx->live_cpu == smp_processor_id())
 			pfm_ctx_sched_out(ctx);
 		ctx->task_ended = true;
-		pfm_ctx_exit_queue(ctx);
+		ctx->ops->thread_end(ctx);
 		pfm_exec_log(ctx);
 	}
 	raw_spin_unlock(&ctx->lock);

@@ -4,9 +4,11 @@
  * (unload), the end of a monitored thread, and the close of a context.
  *
  * A load resolves and checks its target first, unlocked (core/perm.c),
- * then, under pfm_sessions_lock() (core/session.c), reserves the
- * session, commits the context as loaded under its lock, and publishes
- * the session; a failure at any step undoes the steps before it.
+ * and, under pfm_sessions_lock() (core/session.c), reserves the session
+ * (pfm_load_context_prepare()); commits the context as loaded under its
+ * lock (__pfm_load_context()); then publishes the session and attaches
+ * the thread's hook (pfm_load_context_end()).  A failure at any step
+ * undoes the steps before it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,46 +39,53 @@ static int pfm_load_check(struct pfm_context *ctx, const struct pfarg_load *req)
 	return 0;
 }
 
-struct pfm_load_args {
-	const struct pfarg_load *req;
+/* A load's target and session, in pfm_args.core. */
+struct pfm_load_state {
 	struct task_struct *task;
 	struct pfm_hook *hook;
 	u64 exec_id;
 	int cpu;
 };
 
-/* Commit a load: the context is attached, the set ready to go live. */
-static int pfm_load_commit(struct pfm_context *ctx, void *arg)
+/**
+ * __pfm_load_context() - commit a load: the context is attached, the set
+ * ready to go live
+ * @ctx: the context, locked, saved
+ * @a: a->load; the target pfm_load_prepare() resolved and reserved
+ *
+ * Return: 0, or as pfm_load_context_prepare()'s first checks.
+ */
+int __pfm_load_context(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_load_args *a = arg;
+	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
 	int ret;
 
-	ret = pfm_load_check(ctx, a->req);
+	ret = pfm_load_check(ctx, a->load);
 	if (ret)
 		return ret;
-	pfm_set_activate(ctx, pfm_find_set(ctx, a->req->load_set));
+	pfm_set_activate(ctx, pfm_find_set(ctx, a->load->load_set));
 	ctx->started = false;
 	ctx->task_ended = false;
 	ctx->throttled = false;
 	bitmap_zero(ctx->restart_pmds, PFM_MAX_PMDS);
 	ctx->switch_pending = false;
 	ctx->state = PFM_CTX_LOADED;
-	if (a->task) {
-		ctx->task = a->task;
-		ctx->hook = a->hook;
-		ctx->exec_id = a->exec_id;
-		ctx->end_pid = task_tgid_nr_ns(a->task, ctx->pid_ns);
-		ctx->end_tid = task_pid_nr_ns(a->task, ctx->pid_ns);
+	if (ls->task) {
+		ctx->task = ls->task;
+		ctx->hook = ls->hook;
+		ctx->exec_id = ls->exec_id;
+		ctx->end_pid = task_tgid_nr_ns(ls->task, ctx->pid_ns);
+		ctx->end_tid = task_pid_nr_ns(ls->task, ctx->pid_ns);
 	} else {
-		ctx->cpu = a->cpu;
+		ctx->cpu = ls->cpu;
 	}
 	return 0;
 }
 
 /* Resolve the target of a load: a thread (referenced) or an online CPU. */
 static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req,
-			   struct pfm_load_args *a)
+			   struct pfm_load_state *ls)
 {
 	unsigned long flags;
 	int ret;
@@ -87,7 +96,6 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 	if (ret)
 		return ret;
 
-	a->req = req;
 	if (pfm_ctx_is_system(ctx)) {
 		/*
 		 * A CPU's samples show every user's threads and addresses:
@@ -97,30 +105,82 @@ static int pfm_load_target(struct pfm_context *ctx, const struct pfarg_load *req
 			pfm_perm_system_refused();
 			return -EACCES;
 		}
-		a->cpu = req->load_pid;
-		if (req->load_pid >= nr_cpu_ids || !cpu_online(a->cpu))
+		ls->cpu = req->load_pid;
+		if (req->load_pid >= nr_cpu_ids || !cpu_online(ls->cpu))
 			return -EINVAL;
 		return 0;
 	}
-	a->task = pfm_get_target(req->load_pid, ctx->kernel, &a->exec_id);
-	if (IS_ERR(a->task))
-		return PTR_ERR(a->task);
+	ls->task = pfm_get_target(req->load_pid, ctx->kernel, &ls->exec_id);
+	if (IS_ERR(ls->task))
+		return PTR_ERR(ls->task);
 	/* Blocked on its own notification, who would restart it? */
-	if ((ctx->flags & PFM_FL_NOTIFY_BLOCK) && a->task == current) {
+	if ((ctx->flags & PFM_FL_NOTIFY_BLOCK) && ls->task == current) {
 		pr_info_ratelimited("a PFM_FL_NOTIFY_BLOCK context cannot monitor its own thread: drop the flag or load it on another thread\n");
-		put_task_struct(a->task);
+		put_task_struct(ls->task);
 		return -EINVAL;
 	}
-	a->hook = pfm_hook_get(a->task);
-	if (!a->hook) {
-		put_task_struct(a->task);
+	ls->hook = pfm_hook_get(ls->task);
+	if (!ls->hook) {
+		put_task_struct(ls->task);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+/* Drop what a load's target holds: the hook and the thread. */
+static void pfm_load_put(struct pfm_load_state *ls)
+{
+	if (ls->hook)
+		pfm_hook_put(ls->hook);
+	if (ls->task)
+		put_task_struct(ls->task);
+}
+
+/**
+ * pfm_load_context_prepare() - resolve, check and reserve a load's target
+ * @ctx: the context, not locked
+ * @a: a->load: load_pid (thread id, or CPU for a system-wide context),
+ *     load_set
+ *
+ * On success the sessions are locked (pfm_sessions_lock()) until
+ * pfm_load_context_end().
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
+ * the thread carries a context, the CPU has one, or task and system
+ * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
+ * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
+ * system-wide when the creator had neither CAP_PERFMON (or
+ * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no such thread
+ * (or exiting); -EPERM not allowed to monitor it; -ENOMEM; -EAGAIN when
+ * the thread exec'd (core/exec.c: the call tries PFM_LOAD_TRIES times).
+ */
+int pfm_load_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
+{
+	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
+	int ret;
+
+	*ls = (struct pfm_load_state){ .cpu = -1 };
+	/*
+	 * The end of the previous thread first (core/hook.c, "Exit racing
+	 * a reload"): its PFM_MSG_END carries that thread's ids, which the
+	 * commit replaces.
+	 */
+	pfm_ctx_exit_flush(ctx);
+	ret = pfm_load_target(ctx, a->load, ls);
+	if (ret)
+		return ret;
+	pfm_sessions_lock();
+	ret = pfm_session_acquire(ctx, ls->task, ls->cpu);
+	if (ret) {
+		pfm_sessions_unlock();
+		pfm_load_put(ls);
+	}
+	return ret;
+}
+
 /* Detach a context whose load could not be completed. */
-static int pfm_load_undo(struct pfm_context *ctx, void *arg)
+static int pfm_load_undo(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
 	ctx->state = PFM_CTX_UNLOADED;
@@ -130,93 +190,83 @@ static int pfm_load_undo(struct pfm_context *ctx, void *arg)
 	return 0;
 }
 
-/* One try of pfm_load_context(). */
-static int pfm_load_once(struct pfm_context *ctx, const struct pfarg_load *req)
+static const struct pfm_op pfm_load_undo_op = { .fn = pfm_load_undo };
+
+/**
+ * pfm_load_context_end() - publish a committed load, or undo it
+ * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_load_context()'s result
+ *
+ * A per-thread context's hook is attached last: the thread's own
+ * context switches count from then on.
+ *
+ * Context: process context; may sleep.
+ * Return: @ret, or the attach's error (-ESRCH exiting, -EAGAIN exec'd).
+ */
+int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
 {
-	struct pfm_load_args a = { .cpu = -1 };
-	int ret;
+	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
 
-	/*
-	 * The end of the previous thread first (core/hook.c, "Exit racing
-	 * a reload"): its PFM_MSG_END carries that thread's ids, which the
-	 * commit below replaces.
-	 */
-	pfm_ctx_exit_flush(ctx);
-	ret = pfm_load_target(ctx, req, &a);
-	if (ret)
-		return ret;
-
-	pfm_sessions_lock();
-	ret = pfm_session_acquire(ctx, a.task, a.cpu);
-	if (ret)
-		goto unlock_sessions;
-	ret = pfm_ctx_call(ctx, pfm_load_commit, &a);
 	if (ret)
 		goto release_session;
-	pfm_session_publish(ctx, a.task, a.cpu);
-	if (a.task) {
-		ret = pfm_hook_attach(a.hook, ctx);
+	pfm_session_publish(ctx, ls->task, ls->cpu);
+	if (ls->task) {
+		ret = pfm_hook_attach(ls->hook, ctx);
 		if (ret) {
-			pfm_ctx_call(ctx, pfm_load_undo, NULL);
+			pfm_call(ctx, &pfm_load_undo_op, a);
 			goto release_session;
 		}
 	}
 	pfm_sessions_unlock();
-	if (a.hook)
-		pfm_hook_put(a.hook);
+	if (ls->hook)
+		pfm_hook_put(ls->hook);
 	return 0;
 
 release_session:
-	pfm_session_release(ctx, a.task, a.cpu);
-unlock_sessions:
+	pfm_session_release(ctx, ls->task, ls->cpu);
 	pfm_sessions_unlock();
-	if (a.hook)
-		pfm_hook_put(a.hook);
-	if (a.task)
-		put_task_struct(a.task);
+	pfm_load_put(ls);
 	return ret;
 }
 
-/* An exec of the target between the check and the attach: try again. */
-#define PFM_LOAD_TRIES	3
-
-/**
- * pfm_load_context() - attach a context to a thread or a CPU
- * @ctx: the context, not locked
- * @req: load_pid (thread id, or CPU for a system-wide context), load_set
- *
- * Context: process context; may sleep.
- * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
- * the thread carries a context, the CPU has one, or task and system
- * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
- * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
- * system-wide when the creator had neither CAP_PERFMON (or
- * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no
- * such thread (or exiting); -EPERM not allowed to monitor it; -ENOMEM;
- * -EAGAIN when the thread exec'd during each of PFM_LOAD_TRIES tries (core/exec.c).
- */
-int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
-{
-	int tries = PFM_LOAD_TRIES, ret;
-
-	do {
-		ret = pfm_load_once(ctx, req);
-	} while (ret == -EAGAIN && --tries);
-	return ret;
-}
-
-struct pfm_unload_args {
+/* What an unload detached, in pfm_args.core. */
+struct pfm_unload_state {
 	struct task_struct *task;
 	struct pfm_hook *hook;
 	int cpu;
 	bool was_loaded;
 };
 
-/* Detach: the set is saved (pfm_ctx_call) and will not go live again. */
-static int pfm_unload_commit(struct pfm_context *ctx, void *arg)
+/**
+ * pfm_unload_context_prepare() - lock the sessions for an unload
+ * @ctx: the context, not locked
+ * @a: the call
+ *
+ * Context: process context; may sleep.
+ * Return: 0.
+ */
+int pfm_unload_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
+{
+	*pfm_args_core(a, struct pfm_unload_state) =
+		(struct pfm_unload_state){ .cpu = -1 };
+	pfm_sessions_lock();
+	return 0;
+}
+
+/**
+ * __pfm_unload_context() - detach: the set is saved and will not go
+ * live again
+ * @ctx: the context, locked, saved
+ * @a: the call; what was detached goes to pfm_unload_context_end()
+ *
+ * Return: 0 (unloading an unloaded context does nothing), or -EBADFD
+ * before creation.
+ */
+int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_unload_args *u = arg;
+	struct pfm_unload_state *u = pfm_args_core(a, struct pfm_unload_state);
 
 	lockdep_assert_held(&ctx->lock);
 	switch (ctx->state) {
@@ -241,34 +291,46 @@ static int pfm_unload_commit(struct pfm_context *ctx, void *arg)
 }
 
 /**
- * pfm_unload_context() - detach a context from its thread or CPU
+ * pfm_unload_context_end() - release what the unload detached
  * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_unload_context()'s result
  *
- * The counts are saved and stay readable.  Unloading an unloaded
- * context does nothing.
+ * The counts are saved and stay readable.  A thread blocked on a
+ * notification runs on.
  *
  * Context: process context; may sleep.
- * Return: 0, or -EBADFD before creation.
+ * Return: @ret.
  */
-int pfm_unload_context(struct pfm_context *ctx)
+int pfm_unload_context_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret)
 {
-	struct pfm_unload_args u = { .cpu = -1 };
-	int ret;
+	struct pfm_unload_state *u = pfm_args_core(a, struct pfm_unload_state);
 
-	pfm_sessions_lock();
-	ret = pfm_ctx_call(ctx, pfm_unload_commit, &u);
-	if (!ret && u.was_loaded) {
+	if (!ret && u->was_loaded) {
 		/* Before the thread may take another context (its hook). */
-		if (u.hook)
-			pfm_hook_detach(u.hook);
-		pfm_session_release(ctx, u.task, u.cpu);
+		if (u->hook)
+			pfm_hook_detach(u->hook);
+		pfm_session_release(ctx, u->task, u->cpu);
 	}
 	pfm_sessions_unlock();
-	/* A thread blocked on a notification runs on. */
 	wake_up_interruptible_all(&ctx->restart_wait);
-	if (u.task)
-		put_task_struct(u.task);
+	if (u->task)
+		put_task_struct(u->task);
 	return ret;
+}
+
+/* PFM_UNLOAD_CONTEXT from the core itself: the end of a thread, a close. */
+static void pfm_unload(struct pfm_context *ctx)
+{
+	static const struct pfm_op unload = {
+		.prepare = pfm_unload_context_prepare,
+		.fn = __pfm_unload_context,
+		.finish = pfm_unload_context_end,
+	};
+	struct pfm_args a = {};
+
+	pfm_call(ctx, &unload, &a);
 }
 
 /* The monitored thread ended: unload, then tell the monitor. */
@@ -288,7 +350,7 @@ static void pfm_ctx_exit_work(struct work_struct *work)
 	ended = ctx->task_ended;
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (ended)
-		pfm_unload_context(ctx);
+		pfm_unload(ctx);
 	pfm_msg_end(ctx, pid, tid);
 	pfm_ctx_put(ctx);
 }
@@ -353,9 +415,33 @@ void pfm_ctx_release(struct pfm_context *ctx)
 {
 	unsigned long flags;
 
-	pfm_unload_context(ctx);
+	pfm_unload(ctx);
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ctx->state = PFM_CTX_ZOMBIE;
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	pfm_ctx_put(ctx);
+}
+
+/**
+ * pfm_ctx_release_sync() - pfm_ctx_release(), then wait for the wake-ups
+ * queued before the unload
+ * @ctx: the context; the caller's reference is dropped
+ *
+ * For the kernel API, whose owner's completion (ctx->kcompl) may go
+ * away once pfmk_close() returns: a file's wait queue lives in the
+ * context, the completion does not.  Once unloaded, the context is on
+ * no thread or CPU, so no end of a thread (exit_iw, exit_work) and no
+ * overflow wake-up (wake_iw) is queued any more; those queued before
+ * have run when this returns, and pfm_msg_end() queues nothing for the
+ * ZOMBIE context.
+ *
+ * Context: process context; may sleep.  Not from pfm_wq.
+ */
+void pfm_ctx_release_sync(struct pfm_context *ctx)
+{
+	pfm_ctx_get(ctx);
+	pfm_ctx_release(ctx);
+	pfm_ctx_exit_flush(ctx);
+	irq_work_sync(&ctx->wake_iw);
 	pfm_ctx_put(ctx);
 }

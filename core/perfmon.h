@@ -22,6 +22,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/notifier.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -209,6 +210,8 @@ struct completion;
  *          kernel threads may monitor themselves (constant)
  * @kcompl: kernel API: completed at each wake-up (constant); its owner's,
  *          not touched once pfm_ctx_release_sync() returned
+ * @ops: what the layers above the object do at its thread's end and at
+ *       its free (set at allocation, then constant)
  */
 struct pfm_context {
 	raw_spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -266,7 +269,48 @@ struct pfm_context {
 	struct rnd_state rnd;
 	bool kernel;
 	struct completion *kcompl;
+	const struct pfm_ctx_ops *ops;
 };
+
+/**
+ * struct pfm_ctx_ops - a context's parts above the object, for the
+ * layers below them (core/create.c sets them)
+ * @thread_end: the monitored thread passed its last context switch
+ *              (core/hook.c; ctx->lock held, any context): hand its
+ *              unload to process context
+ * @free: release the parts (sampling buffer, control page, throttling)
+ *        when the last reference goes, before the object is freed
+ */
+struct pfm_ctx_ops {
+	void (*thread_end)(struct pfm_context *ctx);
+	void (*free)(struct pfm_context *ctx);
+};
+
+/**
+ * struct pfm_op - one call both front ends make (core/calls.c)
+ * @prepare: before the lock, may sleep: resolve and allocate what
+ *           @fn needs (in pfm_args.core); on failure it undoes itself
+ *           and neither @fn nor @finish runs.  NULL: nothing to do
+ * @fn: the __pfm_* core entry point: ctx->lock held, interrupts off
+ * @finish: after the lock, may sleep, when @prepare succeeded: given
+ *          @fn's result, publish or undo; returns the call's result
+ * @in_place: @fn runs on the set where it is live (reads, start,
+ *            stop); otherwise on the set saved (pfm_ctx_sched_out())
+ * @tries: runs in all while the call returns -EAGAIN (0 or 1: once)
+ */
+struct pfm_op {
+	int (*prepare)(struct pfm_context *ctx, struct pfm_args *a);
+	int (*fn)(struct pfm_context *ctx, struct pfm_args *a);
+	int (*finish)(struct pfm_context *ctx, struct pfm_args *a, int ret);
+	bool in_place;
+	u8 tries;
+};
+
+/* The core's state of call @a, as @type: it lives in a->core. */
+#define pfm_args_core(a, type) ({					\
+	static_assert(sizeof(type) <= sizeof((a)->core));		\
+	(type *)(a)->core;						\
+})
 
 /* A system-wide context (monitors a CPU), not a per-thread one. */
 static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
@@ -294,19 +338,19 @@ static inline void pfm_current_ids(struct pfm_context *ctx, u32 *pid,
 	*tid = task_pid_nr_ns(current, ctx->pid_ns);
 }
 
-/* core/upage.c: the control page (user-level reads) */
-void __pfm_upage_update(struct pfm_context *ctx);
-void pfm_upage_free(struct pfm_context *ctx);
-
 /*
- * Rewrite the control page, if the context has one: inline, because
- * every context switch and overflow of every context passes here.
+ * The core's files by layer, from the bottom (Documentation/design.rst,
+ * "Files"): a file calls into its own layer and the ones below it.
  */
-static inline void pfm_upage_update(struct pfm_context *ctx)
-{
-	if (ctx->upage)
-		__pfm_upage_update(ctx);
-}
+
+/* Foundations. core/pmu.c: the registered description */
+struct pfm_pmu_config *pfm_pmu_get(void);
+void pfm_pmu_put(struct pfm_pmu_config *pmu);
+int pfm_pmu_notifier_register(struct notifier_block *nb);
+void pfm_pmu_notifier_unregister(struct notifier_block *nb);
+/* pfm_pmu_notifier_register()'s events; the data is the description. */
+#define PFM_PMU_REGISTERED	1
+#define PFM_PMU_UNREGISTERED	2
 
 /* core/perm.c: the paranoid level (perf's numbers) and its decisions */
 #define PFM_PARANOID_MIN	(-1)
@@ -320,37 +364,32 @@ void pfm_perm_pmc_refused(u16 cnum, u32 missing);
 void pfm_perm_system_refused(void);
 struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id);
 
-/* core/pmu.c */
-struct pfm_pmu_config *pfm_pmu_get(void);
-void pfm_pmu_put(struct pfm_pmu_config *pmu);
-
-/* core/context.c */
+/* Objects. core/context.c */
 extern struct workqueue_struct *pfm_wq;
 extern unsigned int pfm_ctx_per_user_max;
+struct pfm_context *pfm_ctx_alloc(const struct pfm_ctx_ops *ops,
+				  struct completion *kcompl);
 void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
 void pfm_ctx_put_async(struct pfm_context *ctx);
 struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
 					  u16 id, u32 priv);
 void pfm_event_set_free(struct pfm_event_set *set);
-int __pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
-			 struct pfm_pmu_config *pmu,
-			 struct pfm_event_set *set0, struct pfm_smpl_buf *smpl);
+void pfm_free_dead_sets(struct pfm_context *ctx);
 struct pfm_event_set *pfm_find_set(struct pfm_context *ctx, u16 id);
 int pfm_check_created(struct pfm_context *ctx);
 
-/* core/regs.c */
-int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
-		     unsigned int count);
-int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		     unsigned int count);
-int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		    unsigned int count);
+/* core/msg.c */
+void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
+void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
+		       u64 ip);
+void pfm_msg_post_wake(struct pfm_context *ctx);
+bool pfm_msg_post_throttle(struct pfm_context *ctx);
+void pfm_msg_wake(struct pfm_context *ctx);
+void pfm_msg_wake_irq(struct pfm_context *ctx);
+void pfm_msg_init(struct pfm_context *ctx);
 
-/* core/ctxsw.c: the active set on a CPU's PMU */
-typedef int (*pfm_ctx_fn)(struct pfm_context *ctx, void *arg);
-int pfm_ctx_call(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg);
-int pfm_ctx_call_in_place(struct pfm_context *ctx, pfm_ctx_fn fn, void *arg);
+/* Engine. core/ctxsw.c: the active set on a CPU's PMU, pfm_call() */
 bool pfm_ctx_live_here(struct pfm_context *ctx);
 void pfm_ctx_sched_in(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
@@ -363,47 +402,18 @@ void pfm_ctx_resume(struct pfm_context *ctx);
 u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i);
 
-/* core/sets.c */
-int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-			 unsigned int count, struct pfm_event_set **spare);
-int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-			 unsigned int count);
-int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
-			  unsigned int count);
+/* core/switch.c: set switching */
 void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
 void pfm_switch_sets(struct pfm_context *ctx);
 struct pfm_event_set *pfm_next_set(struct pfm_context *ctx);
+void pfm_switch_timer_init(struct pfm_context *ctx);
+void pfm_switch_timer_exit(struct pfm_context *ctx);
 void pfm_switch_timer_start(struct pfm_context *ctx);
 void pfm_switch_timer_stop(struct pfm_context *ctx);
-void pfm_switch_timer_init(struct pfm_context *ctx);
 bool pfm_has_other_set(struct pfm_context *ctx);
-void pfm_free_dead_sets(struct pfm_context *ctx);
-extern unsigned int pfm_sets_per_ctx_max;
 void pfm_irqoff_note(u64 since);
 u64 pfm_irqoff_max_ns(void);
 void pfm_irqoff_reset(void);
-
-/* core/load.c: load, unload, the end of a monitored thread, close */
-void pfm_ctx_exit_queue(struct pfm_context *ctx);
-void pfm_ctx_exit_init(struct pfm_context *ctx);
-void pfm_ctx_exit_flush(struct pfm_context *ctx);
-
-/* core/control.c: start, stop, restart */
-int __pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
-int __pfm_stop(struct pfm_context *ctx);
-int __pfm_restart(struct pfm_context *ctx);
-
-/* core/session.c: who holds the PMU; CPU hotplug */
-void pfm_sessions_lock(void);
-void pfm_sessions_unlock(void);
-int pfm_session_acquire(struct pfm_context *ctx, struct task_struct *task,
-			int cpu);
-void pfm_session_publish(struct pfm_context *ctx, struct task_struct *task,
-			 int cpu);
-void pfm_session_release(struct pfm_context *ctx, bool task, int cpu);
-int pfm_sessions_init(void);
-void pfm_sessions_exit(void);
-unsigned int pfm_sessions_count(bool system);
 
 /* core/hook.c: per-thread monitoring follows the thread */
 struct pfm_hook *pfm_hook_get(struct task_struct *task);
@@ -412,32 +422,23 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx);
 void pfm_hook_detach(struct pfm_hook *hook);
 void pfm_hook_exec(void);
 
-/* core/throttle.c: a bound on the overflow interrupts of each CPU */
-extern unsigned int pfm_max_ovfl_rate;
-bool pfm_throttle_check(struct pfm_context *ctx);
-void pfm_throttle_init(struct pfm_context *ctx);
-void pfm_throttle_exit(struct pfm_context *ctx);
-
 /* core/exec.c: an exec of an image its monitor may not watch ends it */
 int pfm_exec_init(void);
 void pfm_exec_exit(void);
 bool pfm_exec_revokes(struct pfm_context *ctx);
 void pfm_exec_log(struct pfm_context *ctx);
 
-/* core/drvcfg.c */
-int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
-		       unsigned int count);
-int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
-		       unsigned int count);
-void pfm_cfg_init(struct pfm_context *ctx);
-
-/* core/calls.c: see frontend.h */
-
 /* core/ovfl.c */
 void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		   unsigned int i, bool long_reset, bool live);
 void pfm_rearm_triggers(struct pfm_context *ctx, struct pfm_event_set *set);
 void pfm_block_init(struct pfm_context *ctx);
+
+/* core/throttle.c: a bound on the overflow interrupts of each CPU */
+extern unsigned int pfm_max_ovfl_rate;
+bool pfm_throttle_check(struct pfm_context *ctx);
+void pfm_throttle_init(struct pfm_context *ctx);
+void pfm_throttle_exit(struct pfm_context *ctx);
 
 /* core/smpl.c */
 struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
@@ -451,23 +452,96 @@ extern unsigned long pfm_smpl_mem_max;
 extern unsigned int pfm_smpl_user_mlock_kb;
 void pfm_smpl_mem_init(void);
 unsigned long pfm_smpl_mem_used(void);
+int pfm_fmt_notifier_register(struct notifier_block *nb);
+void pfm_fmt_notifier_unregister(struct notifier_block *nb);
+/* pfm_fmt_notifier_register()'s events; the data is the format. */
+#define PFM_FMT_REGISTERED	1
+#define PFM_FMT_UNREGISTERED	2
 
-/* core/msg.c */
-void pfm_msg_end(struct pfm_context *ctx, pid_t pid, pid_t tid);
-void pfm_msg_post_ovfl(struct pfm_context *ctx, const unsigned long *pmds,
-		       u64 ip);
-void pfm_msg_post_wake(struct pfm_context *ctx);
-bool pfm_msg_post_throttle(struct pfm_context *ctx);
-void pfm_msg_wake(struct pfm_context *ctx);
-void pfm_msg_wake_irq(struct pfm_context *ctx);
-void pfm_msg_init(struct pfm_context *ctx);
+/* core/upage.c: the control page (user-level reads) */
+void pfm_upage_rewrite(struct pfm_context *ctx);
+void pfm_upage_free(struct pfm_context *ctx);
 
-/* core/sysfs.c */
+/*
+ * Rewrite the control page, if the context has one: inline, because
+ * every context switch and overflow of every context passes here.
+ */
+static inline void pfm_upage_update(struct pfm_context *ctx)
+{
+	if (ctx->upage)
+		pfm_upage_rewrite(ctx);
+}
+
+/*
+ * Operations: each call's __pfm_* core entry point (ctx->lock held) and
+ * its preparation and end (no lock), which core/calls.c puts together.
+ */
+
+/* core/create.c */
+int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret);
+
+/* core/regs.c */
+int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a);
+
+/* core/load.c: load, unload, the end of a monitored thread, close */
+#define PFM_LOAD_TRIES	3
+int pfm_load_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_load_context(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret);
+int pfm_unload_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_unload_context_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret);
+void pfm_ctx_exit_queue(struct pfm_context *ctx);
+void pfm_ctx_exit_init(struct pfm_context *ctx);
+void pfm_ctx_exit_flush(struct pfm_context *ctx);
+
+/* core/control.c: start, stop, restart */
+int __pfm_start(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_stop(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_restart(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_restart_end(struct pfm_context *ctx, struct pfm_args *a, int ret);
+
+/* core/sets.c: the event-set calls */
+#define PFM_CREATE_EVTSETS_TRIES	16
+extern unsigned int pfm_sets_per_ctx_max;
+int pfm_create_evtsets_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret);
+int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_delete_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret);
+int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a);
+
+/* core/drvcfg.c: driver settings */
+int pfm_set_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_set_drv_config(struct pfm_context *ctx, struct pfm_args *a);
+int pfm_get_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_get_drv_config(struct pfm_context *ctx, struct pfm_args *a);
+void pfm_cfg_init(struct pfm_context *ctx);
+
+/* core/session.c: who holds the PMU; CPU hotplug */
+void pfm_sessions_lock(void);
+void pfm_sessions_unlock(void);
+int pfm_session_acquire(struct pfm_context *ctx, struct task_struct *task,
+			int cpu);
+void pfm_session_publish(struct pfm_context *ctx, struct task_struct *task,
+			 int cpu);
+void pfm_session_release(struct pfm_context *ctx, bool task, int cpu);
+int pfm_sessions_init(void);
+void pfm_sessions_exit(void);
+unsigned int pfm_sessions_count(bool system);
+
+/* The calls: core/calls.c, declared in frontend.h. */
+
+/* Front ends: core/dev.c, kapi/kapi.c (frontend.h); core/sysfs.c */
 int pfm_sysfs_init(void);
 void pfm_sysfs_exit(void);
-void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu);
-void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu);
-void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt);
-void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt);
 
 #endif /* _PERFMON_CORE_H */

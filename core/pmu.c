@@ -6,12 +6,15 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/string.h>
 
 #include "perfmon.h"
 
 /* Guards pfm_pmu: registration, unregistration and context binding. */
 static DEFINE_MUTEX(pfm_pmu_mutex);
+/* Told of descriptions as they come and go: /sys/kernel/perfmon. */
+static BLOCKING_NOTIFIER_HEAD(pfm_pmu_chain);
 static struct pfm_pmu_config *pfm_pmu;
 
 static bool pfm_regmap_valid(const struct pfm_regmap_desc *d, u16 n,
@@ -128,7 +131,8 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	} else {
 		pfm_pmu_derive(pmu);
 		pfm_pmu = pmu;
-		pfm_sysfs_pmu_add(pmu);
+		blocking_notifier_call_chain(&pfm_pmu_chain,
+					     PFM_PMU_REGISTERED, pmu);
 		pr_info("PMU %s registered: %u PMCs, %u PMDs, %u-bit counters\n",
 			pmu->pmu_name, pmu->num_pmcs, pmu->num_pmds,
 			pmu->counter_width);
@@ -151,13 +155,34 @@ void pfm_pmu_unregister(struct pfm_pmu_config *pmu)
 {
 	mutex_lock(&pfm_pmu_mutex);
 	if (pfm_pmu == pmu) {
-		pfm_sysfs_pmu_remove(pmu);
+		blocking_notifier_call_chain(&pfm_pmu_chain,
+					     PFM_PMU_UNREGISTERED, pmu);
 		pfm_pmu = NULL;
 		pr_info("PMU %s unregistered\n", pmu->pmu_name);
 	}
 	mutex_unlock(&pfm_pmu_mutex);
 }
 EXPORT_SYMBOL_GPL(pfm_pmu_unregister);
+
+/**
+ * pfm_pmu_notifier_register() - be told when a description comes and goes
+ * @nb: called with PFM_PMU_REGISTERED after a description is registered
+ *      and PFM_PMU_UNREGISTERED before it goes, under pfm_pmu_mutex
+ *
+ * How /sys/kernel/perfmon (core/sysfs.c, above this file) follows the
+ * description without this file calling up into it.
+ *
+ * Return: 0.
+ */
+int pfm_pmu_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&pfm_pmu_chain, nb);
+}
+
+void pfm_pmu_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&pfm_pmu_chain, nb);
+}
 
 /**
  * pfm_pmu_get() - take a reference on the registered description

@@ -77,18 +77,19 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 /**
  * __pfm_write_pmcs() - program PMCs of event sets
  * @ctx: the context, locked
- * @req: the entries; reg_flags of a refused entry gets PFM_REG_RETFL_*
- * @count: number of entries, at least 1
+ * @a: a->count entries (at least 1); reg_flags of a refused entry gets
+ *      PFM_REG_RETFL_*
  *
  * Return: 0 when every entry was applied; -EINVAL when one was refused
  * (none applied), -EACCES when it was for want of a privilege
  * (PFM_REG_RETFL_NOPRIV, Documentation/security.rst); -EBADFD before
  * PFM_CREATE_CONTEXT.
  */
-int __pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
-		     unsigned int count)
+int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	struct pfarg_pmc *req = a->pmcs;
+	unsigned int count = a->count;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -190,15 +191,16 @@ static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req
 /**
  * __pfm_write_pmds() - set PMD values and overflow attributes
  * @ctx: the context, locked
- * @req: the entries; reg_flags of a refused entry gets PFM_REG_RETFL_*
- * @count: number of entries, at least 1
+ * @a: a->count entries (at least 1); reg_flags of a refused entry gets
+ *      PFM_REG_RETFL_*
  *
  * Return: as __pfm_write_pmcs().
  */
-int __pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		     unsigned int count)
+int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	struct pfarg_pmd *req = a->pmds;
+	unsigned int count = a->count;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -238,9 +240,8 @@ static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
 /**
  * __pfm_read_pmds() - read PMD values
  * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
- * @req: the entries; each valid one gets reg_value (64-bit),
+ * @a: a->count entries (at least 1); each valid one gets reg_value (64-bit),
  *       reg_last_reset_val and reg_ovfl_switch_cnt (overflows left)
- * @count: number of entries, at least 1
  *
  * A PMD that was never written in its set is refused with
  * PFM_REG_RETFL_UNUSED: its value would mean nothing.
@@ -248,10 +249,11 @@ static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
  * Return: 0; -EINVAL when an entry was refused (the others are still
  * answered); -EBADFD before PFM_CREATE_CONTEXT.
  */
-int __pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
-		    unsigned int count)
+int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	struct pfarg_pmd *req = a->pmds;
+	unsigned int count = a->count;
 	struct pfm_event_set *set;
 	struct pfm_pmd *pmd;
 	unsigned int i;

@@ -1,29 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event sets: creation, deletion, information, and switching (round
- * robin by increasing id) on a timeout or after a number of overflows.
+ * The event-set calls: creation, deletion, information
+ * (switching between sets is switch.c's).
  *
- * The switch timer is a per-context hrtimer pinned to the CPU where the
- * set is live: it runs only while the set counts there, so a set's
- * timeout is measured in time it actually counted (for a thread, its
- * running time).  Stopping it never waits for a running callback (the
- * callback takes ctx->lock, which the stopper holds): a late callback
- * finds the context no longer live on its CPU and does nothing.
- *
- * Bounds: switching (timer, overflow, restart) and the context switch
- * touch the active set and the next one only, never walk ctx->sets:
- * the next set is the list successor, the control page's total time is
- * kept in ctx->sets_duration.  What does walk the sets, under ctx->lock
- * with interrupts off, is the lookup of each set an array call names
- * (register writes and reads, the event-set calls, load and start):
- * pfm_sets_per_ctx_max bounds it, at most that many steps per entry.
+ * Bounds: what walks the sets, under ctx->lock with interrupts off, is
+ * the lookup of each set an array call names (register writes and
+ * reads, the event-set calls, load and start): pfm_sets_per_ctx_max
+ * bounds it, at most that many steps per entry.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/lockdep.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include "perfmon.h"
@@ -37,170 +25,6 @@
  * walks at most 65536 list entries with interrupts off.
  */
 unsigned int pfm_sets_per_ctx_max = 64;
-
-/* Longest ctx->lock section of a switch timer or an overflow, in ns. */
-static atomic64_t pfm_irqoff_max = ATOMIC64_INIT(0);
-
-/**
- * pfm_irqoff_note() - account an interrupts-off section of the switch path
- * @since: local_clock() before its lock was taken
- *
- * Keeps the longest for /sys/kernel/perfmon/switch_irqoff_max_ns.
- *
- * Context: interrupts disabled.
- */
-void pfm_irqoff_note(u64 since)
-{
-	s64 d = local_clock() - since;
-	s64 old = atomic64_read(&pfm_irqoff_max);
-
-	while (d > old && !atomic64_try_cmpxchg(&pfm_irqoff_max, &old, d))
-		;
-}
-
-/* The longest section noted since load or the last reset. */
-u64 pfm_irqoff_max_ns(void)
-{
-	return atomic64_read(&pfm_irqoff_max);
-}
-
-void pfm_irqoff_reset(void)
-{
-	atomic64_set(&pfm_irqoff_max, 0);
-}
-
-/* Is there a set other than the active one to switch to? */
-bool pfm_has_other_set(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	return !list_is_singular(&ctx->sets);
-}
-
-/**
- * pfm_free_dead_sets() - free the sets __pfm_delete_evtsets() unlinked
- * @ctx: the context, not locked
- */
-void pfm_free_dead_sets(struct pfm_context *ctx)
-{
-	struct pfm_event_set *set, *tmp;
-	unsigned long flags;
-	LIST_HEAD(dead);
-
-	raw_spin_lock_irqsave(&ctx->lock, flags);
-	list_splice_init(&ctx->dead_sets, &dead);
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
-	list_for_each_entry_safe(set, tmp, &dead, list)
-		pfm_event_set_free(set);
-}
-
-static enum hrtimer_restart pfm_switch_timer_fn(struct hrtimer *timer)
-{
-	struct pfm_context *ctx = container_of(timer, struct pfm_context,
-					       switch_timer);
-	u64 t0 = local_clock();
-
-	raw_spin_lock(&ctx->lock);
-	if (ctx->live_cpu == smp_processor_id() && ctx->counting)
-		pfm_switch_sets(ctx);
-	raw_spin_unlock(&ctx->lock);
-	pfm_irqoff_note(t0);
-	return HRTIMER_NORESTART;
-}
-
-void pfm_switch_timer_init(struct pfm_context *ctx)
-{
-	hrtimer_init(&ctx->switch_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	ctx->switch_timer.function = pfm_switch_timer_fn;
-}
-
-/**
- * pfm_switch_timer_start() - arm the switch timer for the active set
- * @ctx: the context, locked, counting on this CPU
- */
-void pfm_switch_timer_start(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *set = ctx->active_set;
-
-	lockdep_assert_held(&ctx->lock);
-	if (!(set->flags & PFM_SETFL_TIME_SWITCH) || !pfm_has_other_set(ctx))
-		return;
-	hrtimer_start(&ctx->switch_timer, ns_to_ktime(set->timeleft),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/**
- * pfm_switch_timer_stop() - disarm it, keeping the time left in the set
- * @ctx: the context, locked, counting on this CPU
- */
-void pfm_switch_timer_stop(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *set = ctx->active_set;
-	s64 left;
-
-	lockdep_assert_held(&ctx->lock);
-	if (!hrtimer_is_queued(&ctx->switch_timer))
-		return;
-	left = ktime_to_ns(hrtimer_get_remaining(&ctx->switch_timer));
-	hrtimer_try_to_cancel(&ctx->switch_timer);
-	/* Expired but not yet run: switch as soon as the set counts again. */
-	set->timeleft = max_t(s64, left, 1);
-}
-
-/* Make @set the active set: counted as a run, with a full timeout. */
-void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set)
-	__must_hold(&ctx->lock)
-{
-	unsigned int i;
-
-	ctx->active_set = set;
-	set->runs++;
-	set->timeleft = set->timeout;
-	for_each_set_bit(i, set->used_pmds, ctx->pmu->max_pmd)
-		set->pmds[i].ovflsw_left = set->pmds[i].ovflsw_thres;
-}
-
-/**
- * pfm_switch_sets() - switch a counting context to its next set
- * @ctx: the context, locked, live on this CPU
- *
- * Context: interrupts disabled, on the live CPU (switch timer or
- * overflow interrupt).
- */
-void pfm_switch_sets(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *prev = ctx->active_set;
-	struct pfm_event_set *next = pfm_next_set(ctx);
-
-	lockdep_assert_held(&ctx->lock);
-	if (next == prev)
-		return;
-	pfm_ctx_sched_out(ctx);
-	pfm_set_activate(ctx, next);
-	pfm_smpl_set_switch(ctx, prev->id, next->id);
-	pfm_ctx_sched_in(ctx);
-}
-
-/**
- * pfm_next_set() - the set after the active one, round robin by id
- * @ctx: the context, locked
- *
- * Return: the set; the active one when it is alone.
- */
-struct pfm_event_set *pfm_next_set(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *next;
-
-	lockdep_assert_held(&ctx->lock);
-	next = list_next_entry(ctx->active_set, list);
-	if (list_entry_is_head(next, &ctx->sets, list))
-		next = list_first_entry(&ctx->sets, struct pfm_event_set, list);
-	return next;
-}
 
 static u32 pfm_setdesc_check(const struct pfarg_setdesc *d)
 {
@@ -259,31 +83,19 @@ static void pfm_sets_refused(unsigned int max)
 			    max);
 }
 
-/**
- * __pfm_create_evtsets() - create event sets, or change existing ones
- * @ctx: the context, locked
- * @req: the descriptions; set_timeout comes back as the effective one
- * @count: number of entries
- * @spare: sets allocated by the caller for the ids that do not exist;
- *         those used are taken (set to NULL)
- *
- * The new sets, with those the context holds, may not exceed
- * pfm_sets_per_ctx_max: otherwise none is created.
- *
- * Return: 0; -EINVAL with an entry's set_flags marked; -ENOSPC past
- * pfm_sets_per_ctx_max; -EAGAIN when @spare holds too few sets (the
- * caller allocates more and retries); -EBADFD before PFM_CREATE_CONTEXT.
+/*
+ * Check a creation's entries (a refused one gets its flag) and the
+ * bound on sets; *@n gets the number of sets to create.
  */
-int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-			 unsigned int count, struct pfm_event_set **spare)
+static int pfm_setdescs_check(struct pfm_context *ctx,
+			      struct pfarg_setdesc *req, unsigned int count,
+			      unsigned int *n)
 	__must_hold(&ctx->lock)
 {
-	unsigned int i, n = 0, max;
-	struct pfm_event_set *set;
+	unsigned int i, max;
 	u32 err;
 	int ret;
 
-	lockdep_assert_held(&ctx->lock);
 	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
@@ -295,20 +107,142 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 				   err;
 		if (err)
 			return -EINVAL;
-		n += !pfm_find_set(ctx, req[i].set_id);
+		*n += !pfm_find_set(ctx, req[i].set_id);
 	}
 	/* Lowering the knob leaves the sets a context holds. */
 	max = READ_ONCE(pfm_sets_per_ctx_max);
-	if (n > max - min(ctx->nr_sets, max)) {
+	if (*n > max - min(ctx->nr_sets, max)) {
 		pfm_sets_refused(max);
 		return -ENOSPC;
 	}
+	return 0;
+}
+
+/* The sets a PFM_CREATE_EVTSETS prepares, in pfm_args.core. */
+struct pfm_spares {
+	struct pfm_event_set **set;	/* ends with a NULL entry */
+	unsigned int n;
+};
+
+/*
+ * Sets named by @req that do not exist yet (a hint: rechecked under the
+ * lock), and in *@priv the privileges their default PMC values follow.
+ */
+static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
+				       const struct pfarg_setdesc *req,
+				       unsigned int count, u32 *priv)
+{
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	*priv = ctx->priv;
+	if (ctx->state != PFM_CTX_NEW)
+		for (i = 0; i < count; i++)
+			n += !pfm_find_set(ctx, req[i].set_id);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	return n;
+}
+
+/**
+ * pfm_create_evtsets_end() - free the prepared sets the core did not take
+ * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_create_evtsets()'s result
+ *
+ * Return: @ret.
+ */
+int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret)
+{
+	struct pfm_spares *sp = pfm_args_core(a, struct pfm_spares);
+
+	while (sp->n--)
+		if (sp->set[sp->n])
+			pfm_event_set_free(sp->set[sp->n]);
+	kfree(sp->set);
+	return ret;
+}
+
+/**
+ * pfm_create_evtsets_prepare() - allocate the sets a creation needs
+ * @ctx: the context, not locked
+ * @a: the call
+ *
+ * Sets are allocated before the lock is taken, then the core takes what
+ * it needs.  A concurrent deletion of a set @a names makes the guess
+ * short: then __pfm_create_evtsets() asks for another try.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int pfm_create_evtsets_prepare(struct pfm_context *ctx, struct pfm_args *a)
+{
+	struct pfm_spares *sp = pfm_args_core(a, struct pfm_spares);
+	unsigned int n;
+	u32 priv;
+
+	n = pfm_count_new_sets(ctx, a->setd, a->count, &priv);
+	sp->set = kcalloc(n + 1, sizeof(*sp->set), GFP_KERNEL);
+	if (!sp->set)
+		return -ENOMEM;
+	for (sp->n = 0; sp->n < n; sp->n++) {
+		sp->set[sp->n] = pfm_event_set_alloc(ctx->pmu, 0, priv);
+		if (!sp->set[sp->n])
+			return pfm_create_evtsets_end(ctx, a, -ENOMEM);
+	}
+	return 0;
+}
+
+/**
+ * pfm_delete_evtsets_end() - free the sets __pfm_delete_evtsets() unlinked
+ * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_delete_evtsets()'s result
+ *
+ * Return: @ret.
+ */
+int pfm_delete_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret)
+{
+	pfm_free_dead_sets(ctx);
+	return ret;
+}
+
+/**
+ * __pfm_create_evtsets() - create event sets, or change existing ones
+ * @ctx: the context, locked
+ * @a: a->count entries (at least 1): the descriptions; set_timeout comes
+ *      back as the effective one.  The sets prepared for the ids that do
+ *      not exist (pfm_create_evtsets_prepare()): those used are taken
+ *
+ * The new sets, with those the context holds, may not exceed
+ * pfm_sets_per_ctx_max: otherwise none is created.
+ *
+ * Return: 0; -EINVAL with an entry's set_flags marked; -ENOSPC past
+ * pfm_sets_per_ctx_max; -EAGAIN when too few sets were prepared (a
+ * concurrent call deleted sets meanwhile: pfm_call() prepares again);
+ * -EBADFD before PFM_CREATE_CONTEXT.
+ */
+int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set **spare = pfm_args_core(a, struct pfm_spares)->set;
+	struct pfarg_setdesc *req = a->setd;
+	struct pfm_event_set *set;
+	unsigned int i, n = 0;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	ret = pfm_setdescs_check(ctx, req, a->count, &n);
+	if (ret)
+		return ret;
 	/* @spare ends with a NULL entry: this stops there at the latest. */
 	for (i = 0; i < n; i++)
 		if (!spare[i])
 			return -EAGAIN;
 	n = 0;
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < a->count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		if (!set) {
 			set = spare[n];
@@ -330,8 +264,8 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 /**
  * __pfm_delete_evtsets() - delete event sets
  * @ctx: the context, locked
- * @req: the sets; an entry refused gets PFM_REG_RETFL_* in set_flags
- * @count: number of entries
+ * @a: a->count entries (at least 1): the sets; an entry refused gets
+ *      PFM_REG_RETFL_* in set_flags
  *
  * Set 0 cannot be deleted (PFM_REG_RETFL_EINVAL), nor the active set of
  * a loaded context (-EBUSY).  Deleted sets move to ctx->dead_sets, which
@@ -339,10 +273,10 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
  *
  * Return: 0, -EINVAL, -EBUSY, -EBADFD.
  */
-int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
-			 unsigned int count)
+int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	struct pfarg_setdesc *req = a->setd;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -352,7 +286,7 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < a->count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		err = 0;
 		if (req[i].set_reserved1 || req[i].set_timeout ||
@@ -371,7 +305,7 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 		if (set == ctx->active_set && ctx->state != PFM_CTX_UNLOADED)
 			return -EBUSY;
 	}
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < a->count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		if (set == ctx->active_set)
 			ctx->active_set = list_first_entry(&ctx->sets,
@@ -387,16 +321,17 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
 /**
  * __pfm_getinfo_evtsets() - describe event sets
  * @ctx: the context, locked
- * @req: set_id in; the rest out (an unknown set gets PFM_REG_RETFL_NOSET)
- * @count: number of entries
+ * @a: a->count entries (at least 1): set_id in; the rest out (an unknown set
+ *      gets PFM_REG_RETFL_NOSET)
  *
  * Return: 0, -EINVAL when an entry was refused (the others are answered),
  * -EBADFD before PFM_CREATE_CONTEXT.
  */
-int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
-			  unsigned int count)
+int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
+	struct pfarg_setinfo *req = a->setinfo;
+	unsigned int count = a->count;
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 	struct pfm_event_set *set;
 	struct pfarg_setinfo *r;

@@ -19,6 +19,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -58,6 +59,26 @@ static struct pfm_smpl_fmt *pfm_fmt_find(const char *name)
 	return NULL;
 }
 
+/* Told of formats as they come and go: /sys/kernel/perfmon. */
+static BLOCKING_NOTIFIER_HEAD(pfm_fmt_chain);
+
+/**
+ * pfm_fmt_notifier_register() - be told when a format comes and goes
+ * @nb: called with PFM_FMT_REGISTERED after a format is registered and
+ *      PFM_FMT_UNREGISTERED before it goes, under pfm_fmt_mutex
+ *
+ * Return: 0.
+ */
+int pfm_fmt_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&pfm_fmt_chain, nb);
+}
+
+void pfm_fmt_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&pfm_fmt_chain, nb);
+}
+
 /**
  * pfm_fmt_register() - make a sampling format available by its name
  * @fmt: the format; @fmt->name, @fmt->owner, @fmt->arg_size and every
@@ -81,7 +102,8 @@ int pfm_fmt_register(struct pfm_smpl_fmt *fmt)
 		ret = -EBUSY;
 	} else {
 		list_add_tail(&fmt->list, &pfm_fmt_list);
-		pfm_sysfs_fmt_add(fmt);
+		blocking_notifier_call_chain(&pfm_fmt_chain,
+					     PFM_FMT_REGISTERED, fmt);
 	}
 	mutex_unlock(&pfm_fmt_mutex);
 	return ret;
@@ -99,7 +121,8 @@ EXPORT_SYMBOL_GPL(pfm_fmt_register);
 void pfm_fmt_unregister(struct pfm_smpl_fmt *fmt)
 {
 	mutex_lock(&pfm_fmt_mutex);
-	pfm_sysfs_fmt_remove(fmt);
+	blocking_notifier_call_chain(&pfm_fmt_chain, PFM_FMT_UNREGISTERED,
+				     fmt);
 	list_del(&fmt->list);
 	mutex_unlock(&pfm_fmt_mutex);
 }

@@ -478,7 +478,7 @@ static void pfm_sysfs_add_regs(const struct pfm_regmap_desc *d, u16 n,
  * Best effort: a failure leaves the directory incomplete, not the
  * registration refused.  Context: under pfm_pmu_mutex.
  */
-void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
+static void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
 {
 	pfm_pmu_kobj = kobject_create_and_add("pmu_desc", pfm_kobj);
 	if (!pfm_pmu_kobj)
@@ -498,7 +498,7 @@ void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
  *
  * Context: under pfm_pmu_mutex.
  */
-void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
+static void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
 {
 	struct pfm_reg_kobj *r, *tmp;
 
@@ -524,7 +524,7 @@ void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
  *
  * Best effort, as pfm_sysfs_pmu_add().  Context: under pfm_fmt_mutex.
  */
-void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt)
+static void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt)
 {
 	fmt->kobj = kobject_create_and_add(fmt->name, pfm_formats_kobj);
 }
@@ -535,11 +535,39 @@ void pfm_sysfs_fmt_add(struct pfm_smpl_fmt *fmt)
  *
  * Context: under pfm_fmt_mutex.
  */
-void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt)
+static void pfm_sysfs_fmt_remove(struct pfm_smpl_fmt *fmt)
 {
 	kobject_put(fmt->kobj);
 	fmt->kobj = NULL;
 }
+
+static int pfm_sysfs_pmu_event(struct notifier_block *nb,
+			       unsigned long event, void *data)
+{
+	if (event == PFM_PMU_REGISTERED)
+		pfm_sysfs_pmu_add(data);
+	else
+		pfm_sysfs_pmu_remove(data);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pfm_sysfs_pmu_nb = {
+	.notifier_call = pfm_sysfs_pmu_event,
+};
+
+static int pfm_sysfs_fmt_event(struct notifier_block *nb,
+			       unsigned long event, void *data)
+{
+	if (event == PFM_FMT_REGISTERED)
+		pfm_sysfs_fmt_add(data);
+	else
+		pfm_sysfs_fmt_remove(data);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pfm_sysfs_fmt_nb = {
+	.notifier_call = pfm_sysfs_fmt_event,
+};
 
 int pfm_sysfs_init(void)
 {
@@ -556,6 +584,9 @@ int pfm_sysfs_init(void)
 		ret = -ENOMEM;
 		goto put_kobj;
 	}
+	/* Before any description or format module can register. */
+	pfm_pmu_notifier_register(&pfm_sysfs_pmu_nb);
+	pfm_fmt_notifier_register(&pfm_sysfs_fmt_nb);
 	return 0;
 
 put_kobj:
@@ -565,6 +596,8 @@ put_kobj:
 
 void pfm_sysfs_exit(void)
 {
+	pfm_fmt_notifier_unregister(&pfm_sysfs_fmt_nb);
+	pfm_pmu_notifier_unregister(&pfm_sysfs_pmu_nb);
 	kobject_put(pfm_formats_kobj);
 	kobject_put(pfm_kobj);
 }

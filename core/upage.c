@@ -8,7 +8,7 @@
  * read-only, freed with the context.  It is rewritten under ctx->lock,
  * on the CPU where the set is live, whenever what a reader computes from
  * it changes: the set made live or saved (context switch, set switch,
- * every pfm_ctx_call()), counting started or halted, an overflow carried
+ * every saved call), counting started or halted, an overflow carried
  * into a counter's upper bits or a counter reloaded.  A seqcount in the
  * page tells the reader to retry when an update came between its reads;
  * a reader interrupted by one of these (they all run on the monitored
@@ -58,14 +58,14 @@ static void pfm_upage_pmd(struct pfm_context *ctx, struct pfm_event_set *set,
 }
 
 /**
- * __pfm_upage_update() - rewrite the control page
+ * pfm_upage_rewrite() - rewrite the control page
  * @ctx: the context, locked, live on this CPU or saved, with a page
  *
  * Called through pfm_upage_update(), which skips contexts without one.
  *
  * Context: interrupts disabled.
  */
-void __pfm_upage_update(struct pfm_context *ctx)
+void pfm_upage_rewrite(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_user_page *pg = ctx->upage;
@@ -91,11 +91,11 @@ void __pfm_upage_update(struct pfm_context *ctx)
 	WRITE_ONCE(pg->seq, pg->seq + 1);
 }
 
-/* Install @pg as the context's page (pfm_ctx_call_in_place()). */
-static int pfm_upage_install(struct pfm_context *ctx, void *arg)
+/* Install the page at a->req as the context's page, in place. */
+static int pfm_upage_install(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_user_page *pg = arg;
+	struct pfm_user_page *pg = a->req;
 
 	BUILD_BUG_ON(sizeof(*pg) > PAGE_SIZE);
 	lockdep_assert_held(&ctx->lock);
@@ -125,6 +125,10 @@ static int pfm_upage_install(struct pfm_context *ctx, void *arg)
  */
 int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 {
+	static const struct pfm_op install = {
+		.fn = pfm_upage_install, .in_place = true,
+	};
+	struct pfm_args a = {};
 	unsigned long addr;
 	int ret;
 
@@ -137,7 +141,8 @@ int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 	addr = get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!addr)
 		return -ENOMEM;
-	ret = pfm_ctx_call_in_place(ctx, pfm_upage_install, (void *)addr);
+	a.req = (void *)addr;
+	ret = pfm_call(ctx, &install, &a);
 	if (ret) {
 		free_page(addr);
 		if (ret < 0)

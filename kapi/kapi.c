@@ -86,10 +86,25 @@ static void pfmk_put(struct pfmk_ctx *d)
 		complete(&d->idle);
 }
 
-/* An array call: the array checked, then @fn on the open context. */
-static int pfmk_array(struct pfmk_ctx *desc, void *req, int count,
-		      pfm_array_fn fn)
+/* A call on the open context: pfm_call() with the call's struct pfm_op. */
+static int pfmk_call(struct pfmk_ctx *desc, const struct pfm_op *op,
+		     struct pfm_args *a)
 {
+	struct pfmk_ctx *d = pfmk_get(desc);
+	int ret;
+
+	if (!d)
+		return -EBADF;
+	ret = pfm_call(d->ctx, op, a);
+	pfmk_put(d);
+	return ret;
+}
+
+/* An array call: the array checked, then as pfmk_call(). */
+static int pfmk_array(struct pfmk_ctx *desc, const struct pfm_op *op,
+		      void *req, int count)
+{
+	struct pfm_args a = { .req = req, .count = count };
 	struct pfmk_ctx *d;
 	int ret;
 
@@ -98,7 +113,7 @@ static int pfmk_array(struct pfmk_ctx *desc, void *req, int count,
 	d = pfmk_get(desc);
 	if (!d)
 		return -EBADF;
-	ret = fn(d->ctx, req, count);
+	ret = pfm_call(d->ctx, op, &a);
 	pfmk_put(d);
 	return ret;
 }
@@ -132,11 +147,12 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 			struct completion *c, struct pfmk_ctx **desc,
 			struct pfmk_smpl *smpl)
 {
-	struct pfm_create_args a = {
+	struct pfm_create_args fmt = {
 		.fmt_name = fmt_name,
 		.fmt_arg = fmt_arg,
 		.fmt_arg_size = fmt_arg_size,
 	};
+	struct pfm_args a = { .ctx = req, .create = &fmt };
 	struct pfm_context *ctx;
 	struct pfmk_ctx *d;
 	int ret;
@@ -151,7 +167,7 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 		ret = PTR_ERR(ctx);
 		goto free_desc;
 	}
-	ret = pfm_create(ctx, req, &a);
+	ret = pfm_call(ctx, &pfm_op_create_context, &a);
 	if (ret)
 		goto release_ctx;
 	if (smpl)
@@ -186,7 +202,7 @@ EXPORT_SYMBOL_GPL(pfmk_create_context);
  */
 int pfmk_write_pmcs(struct pfmk_ctx *desc, struct pfarg_pmc *req, int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_write_pmcs);
+	return pfmk_array(desc, &pfm_op_write_pmcs, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
 
@@ -202,7 +218,7 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
  */
 int pfmk_write_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_write_pmds);
+	return pfmk_array(desc, &pfm_op_write_pmds, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmds);
 
@@ -218,7 +234,7 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmds);
  */
 int pfmk_read_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_read_pmds);
+	return pfmk_array(desc, &pfm_op_read_pmds, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 
@@ -235,7 +251,7 @@ EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 int pfmk_create_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_create_evtsets);
+	return pfmk_array(desc, &pfm_op_create_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 
@@ -251,7 +267,7 @@ EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 int pfmk_delete_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_delete_evtsets);
+	return pfmk_array(desc, &pfm_op_delete_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 
@@ -267,7 +283,7 @@ EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 int pfmk_getinfo_evtsets(struct pfmk_ctx *desc, struct pfarg_setinfo *req,
 			 int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_getinfo_evtsets);
+	return pfmk_array(desc, &pfm_op_getinfo_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 
@@ -283,7 +299,7 @@ EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 int pfmk_set_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_set_drv_config);
+	return pfmk_array(desc, &pfm_op_set_drv_config, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 
@@ -299,7 +315,7 @@ EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 int pfmk_get_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	return pfmk_array(desc, req, count, pfm_array_get_drv_config);
+	return pfmk_array(desc, &pfm_op_get_drv_config, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
 
@@ -315,33 +331,13 @@ EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
  */
 int pfmk_load_context(struct pfmk_ctx *desc, const struct pfarg_load *req)
 {
-	struct pfmk_ctx *d;
-	int ret;
+	struct pfm_args a = { .load = req };
 
 	if (!req)
 		return -EINVAL;
-	d = pfmk_get(desc);
-	if (!d)
-		return -EBADF;
-	ret = pfm_load_context(d->ctx, req);
-	pfmk_put(d);
-	return ret;
+	return pfmk_call(desc, &pfm_op_load_context, &a);
 }
 EXPORT_SYMBOL_GPL(pfmk_load_context);
-
-/* A call that takes only the context. */
-static int pfmk_call(struct pfmk_ctx *desc,
-		     int (*fn)(struct pfm_context *ctx))
-{
-	struct pfmk_ctx *d = pfmk_get(desc);
-	int ret;
-
-	if (!d)
-		return -EBADF;
-	ret = fn(d->ctx);
-	pfmk_put(d);
-	return ret;
-}
 
 /**
  * pfmk_unload_context() - detach, as PFM_UNLOAD_CONTEXT
@@ -352,7 +348,9 @@ static int pfmk_call(struct pfmk_ctx *desc,
  */
 int pfmk_unload_context(struct pfmk_ctx *desc)
 {
-	return pfmk_call(desc, pfm_unload_context);
+	struct pfm_args a = {};
+
+	return pfmk_call(desc, &pfm_op_unload_context, &a);
 }
 EXPORT_SYMBOL_GPL(pfmk_unload_context);
 
@@ -367,17 +365,11 @@ EXPORT_SYMBOL_GPL(pfmk_unload_context);
  */
 int pfmk_start(struct pfmk_ctx *desc, const struct pfarg_start *req)
 {
-	struct pfmk_ctx *d;
-	int ret;
+	struct pfm_args a = { .start = req };
 
 	if (!req)
 		return -EINVAL;
-	d = pfmk_get(desc);
-	if (!d)
-		return -EBADF;
-	ret = pfm_start(d->ctx, req);
-	pfmk_put(d);
-	return ret;
+	return pfmk_call(desc, &pfm_op_start, &a);
 }
 EXPORT_SYMBOL_GPL(pfmk_start);
 
@@ -390,7 +382,9 @@ EXPORT_SYMBOL_GPL(pfmk_start);
  */
 int pfmk_stop(struct pfmk_ctx *desc)
 {
-	return pfmk_call(desc, pfm_stop);
+	struct pfm_args a = {};
+
+	return pfmk_call(desc, &pfm_op_stop, &a);
 }
 EXPORT_SYMBOL_GPL(pfmk_stop);
 
@@ -403,7 +397,9 @@ EXPORT_SYMBOL_GPL(pfmk_stop);
  */
 int pfmk_restart(struct pfmk_ctx *desc)
 {
-	return pfmk_call(desc, pfm_restart);
+	struct pfm_args a = {};
+
+	return pfmk_call(desc, &pfm_op_restart, &a);
 }
 EXPORT_SYMBOL_GPL(pfmk_restart);
 

@@ -4,7 +4,14 @@
 # Documentation/design.rst's file table against the tree: every source
 # file of the modules (core/, kapi/, arch/, smpl_fmt/, include/) must be
 # a term of its "Files" section, and every term there must exist.
+# Then its layers against the code: with OBJDIR (the build tree of a
+# module build, e.g. .build/x86_64/6.1/src), every .c file of core/ and
+# kapi/ must be in a "Layer N, ...:" paragraph, and no object file may
+# use a symbol that a file of a higher layer defines (nm: the symbols
+# each object defines and leaves undefined).
 # Prints what differs; exit 1 when anything does.
+#
+# usage: check-design.sh [OBJDIR]
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,4 +38,54 @@ for f in $stale; do
 	rc=1
 done
 ((rc)) || echo "design.rst names all $(printf '%s\n' "$tree" | wc -l) source files"
+
+objdir=${1:-}
+[[ -z $objdir ]] && exit $rc
+if [[ ! -f $objdir/core/main.o ]]; then
+	echo "$objdir/core/main.o: no module build; run make build-mods-x86_64 KVER=6.1 first"
+	exit 1
+fi
+
+# "file layer" for each term of a "Layer N, ...:" paragraph.
+layers=$(awk '/^Files$/ { on = 1; getline; next }
+	      on && /^=+$/ { exit }
+	      on && /^Layer [0-9]+, / { n = $2; sub(/,/, "", n); next }
+	      on && /^[A-Z]/ { n = "" }
+	      on && n != "" && /^``[^`]+\.c``$/ { gsub(/`/, ""); print $0, n }' \
+	 Documentation/design.rst)
+declare -A layer def
+while read -r f n; do
+	layer[$(basename "$f" .c)]=$n
+done <<< "$layers"
+
+objs=()
+for o in "$objdir"/core/*.o "$objdir"/kapi/*.o; do
+	b=$(basename "$o" .o)
+	[[ $b == perfmon* ]] && continue
+	if [[ -z ${layer[$b]:-} ]]; then
+		echo "Documentation/design.rst: ${o#"$objdir"/} has no layer; list ${b}.c under a \"Layer N\" paragraph"
+		rc=1
+		continue
+	fi
+	objs+=("$o")
+	while read -r sym; do
+		def[$sym]=$b
+	done < <(nm --defined-only "$o" | awk '$2 ~ /^[TDBR]$/ { print $3 }')
+done
+
+up=0 calls=0
+for o in "${objs[@]}"; do
+	b=$(basename "$o" .o)
+	while read -r sym; do
+		t=${def[$sym]:-}
+		[[ -z $t || $t == "$b" ]] && continue
+		calls=$((calls + 1))
+		if ((layer[$t] > layer[$b])); then
+			echo "core/$b.c (layer ${layer[$b]}) uses $sym of $t.c (layer ${layer[$t]}): a lower layer reaches a higher one through an ops table"
+			up=$((up + 1))
+			rc=1
+		fi
+	done < <(nm -u "$o" | awk '{ print $2 }')
+done
+echo "$calls uses of a symbol of another file, $up of them upward"
 exit $rc

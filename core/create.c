@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A context's life above its object: the parts set up at open and
+ * released at the last reference (struct pfm_ctx_ops), and
+ * PFM_CREATE_CONTEXT, which gives it the creator's privileges, the PMU
+ * description, set 0 and a sampling buffer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/lockdep.h>
+#include <linux/string.h>
+
+#include "perfmon.h"
+
+/* Release the parts of a context no thread or CPU reaches any more. */
+static void pfm_ctx_parts_free(struct pfm_context *ctx)
+{
+	pfm_switch_timer_exit(ctx);
+	pfm_throttle_exit(ctx);
+	pfm_smpl_buf_free(ctx->smpl);
+	pfm_upage_free(ctx);
+}
+
+static const struct pfm_ctx_ops pfm_ctx_parts = {
+	.thread_end = pfm_ctx_exit_queue,
+	.free = pfm_ctx_parts_free,
+};
+
+/**
+ * pfm_context_alloc() - allocate a context in state NEW, with its parts
+ * @kcompl: NULL for a user's context (an open file); for the kernel
+ *          API's, its owner's completion, completed at each wake-up
+ *
+ * Return: the context (one reference), or an ERR_PTR: -ENOMEM, or
+ * -EMFILE when the caller's uid reached the per-user limit.
+ */
+struct pfm_context *pfm_context_alloc(struct completion *kcompl)
+{
+	struct pfm_context *ctx = pfm_ctx_alloc(&pfm_ctx_parts, kcompl);
+
+	if (IS_ERR(ctx))
+		return ctx;
+	pfm_block_init(ctx);
+	pfm_switch_timer_init(ctx);
+	pfm_throttle_init(ctx);
+	pfm_ctx_exit_init(ctx);
+	return ctx;
+}
+
+/* What PFM_CREATE_CONTEXT prepares, in pfm_args.core. */
+struct pfm_create_state {
+	struct pfm_pmu_config *pmu;
+	struct pfm_event_set *set0;
+	struct pfm_smpl_buf *smpl;
+	u32 priv;
+	bool exec_priv;
+};
+
+/* The sampling buffer a creation asks for: NULL for none, or an ERR_PTR. */
+static struct pfm_smpl_buf *pfm_create_smpl(const struct pfm_create_args *c,
+					    u32 ctx_flags)
+{
+	if (!c || !c->fmt_name || !c->fmt_name[0])
+		return c && (c->fmt_arg || c->fmt_arg_size) ?
+		       ERR_PTR(-EINVAL) : NULL;
+	return pfm_smpl_buf_create(c->fmt_name, c->fmt_arg, c->fmt_arg_size,
+				   ctx_flags, c->charge);
+}
+
+/**
+ * pfm_create_context_end() - free what a creation prepared and did not use
+ * @ctx: the context, not locked
+ * @a: the call
+ * @ret: __pfm_create_context()'s result
+ *
+ * Return: @ret.
+ */
+int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
+			   int ret)
+{
+	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
+
+	pfm_smpl_buf_free(cs->smpl);
+	if (cs->set0)
+		pfm_event_set_free(cs->set0);
+	if (cs->pmu)
+		pfm_pmu_put(cs->pmu);
+	return ret;
+}
+
+/**
+ * pfm_create_context_prepare() - the creator's privileges, the PMU
+ * description, set 0 and the sampling buffer of a creation
+ * @ctx: the context, not locked
+ * @a: a->ctx (the flags) and a->create (the sampling format; NULL: none)
+ *
+ * Never loads a PMU description module: with none registered the call
+ * fails (the kernel API runs where loading one could deadlock).  A user
+ * context gets its creator's privileges now (pfm_perm_grant()), a kernel
+ * API one all of them.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EACCES at paranoid level 3 without CAP_PERFMON; -ENODEV
+ * without a PMU description; -ENOMEM; as pfm_smpl_buf_create().
+ */
+int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
+{
+	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
+	struct pfm_smpl_buf *smpl;
+	int ret;
+
+	*cs = (struct pfm_create_state){
+		.priv = PFM_PMC_PRIV_ALL, .exec_priv = true,
+	};
+	/* The creator's privileges, decided now (core/perm.c). */
+	if (!ctx->kernel) {
+		ret = pfm_perm_create();
+		if (ret)
+			return ret;
+		cs->priv = pfm_perm_grant();
+		cs->exec_priv = pfm_perm_exec();
+	}
+	cs->pmu = pfm_pmu_get();
+	if (!cs->pmu) {
+		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
+		return -ENODEV;
+	}
+	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);
+	if (!cs->set0)
+		return pfm_create_context_end(ctx, a, -ENOMEM);
+	smpl = pfm_create_smpl(a->create, a->ctx->ctx_flags);
+	if (IS_ERR(smpl))
+		return pfm_create_context_end(ctx, a, PTR_ERR(smpl));
+	cs->smpl = smpl;
+	return 0;
+}
+
+/**
+ * __pfm_create_context() - turn a NEW context into an UNLOADED one
+ * @ctx: the context, locked
+ * @a: a->ctx: the flags; the description, set 0 and buffer prepared,
+ *     which the context takes on success
+ *
+ * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
+ * flags or a non-zero reserved field.
+ */
+int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
+	const u32 known = PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE |
+			  PFM_FL_OVFL_NO_MSG;
+	const struct pfarg_ctx *req = a->ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->state != PFM_CTX_NEW)
+		return -EBUSY;
+	if ((req->ctx_flags & ~known) || req->ctx_reserved1 ||
+	    memchr_inv(req->ctx_reserved2, 0, sizeof(req->ctx_reserved2)))
+		return -EINVAL;
+	/* A system-wide context has no thread to block. */
+	if ((req->ctx_flags & PFM_FL_SYSTEM_WIDE) &&
+	    (req->ctx_flags & PFM_FL_NOTIFY_BLOCK))
+		return -EINVAL;
+
+	ctx->flags = req->ctx_flags;
+	ctx->pmu = cs->pmu;
+	ctx->smpl = cs->smpl;
+	list_add(&cs->set0->list, &ctx->sets);
+	ctx->nr_sets = 1;
+	ctx->sets_duration = 0;
+	ctx->active_set = cs->set0;
+	ctx->priv = cs->priv;
+	ctx->kernel_ips = cs->priv & PFM_PMC_PRIV_KERNEL;
+	ctx->exec_priv = cs->exec_priv;
+	pfm_cfg_init(ctx);
+	ctx->state = PFM_CTX_UNLOADED;
+	*cs = (struct pfm_create_state){};
+	return 0;
+}
