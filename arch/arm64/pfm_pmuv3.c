@@ -59,21 +59,22 @@
 #define PMUV3_CYCLE_IDX		31	/* PMC/PMD index of the cycle counter */
 #define PMUV3_NUM_REGS		32
 
-/* ID_AA64DFR0_EL1.PMUVer */
-#define PMUV3_DFR0_PMUVER	GENMASK_ULL(11, 8)
-#define PMUV3_VER_V3		0x1
-#define PMUV3_VER_V3P1		0x4
-#define PMUV3_VER_V3P5		0x6
-#define PMUV3_VER_IMPDEF	0xf
+/*
+ * Register fields are the kernel's own (asm/sysreg.h, the generated
+ * sysreg-defs.h, and the PMUv3 header include/perfmon/compat.h picks):
+ * ID_AA64DFR0_EL1_PMUVer*, ARMV8_PMU_EXCLUDE_* and _INCLUDE_EL2,
+ * ARMV8_PMU_EVTYPE_EVENT, SYS_PMEVTYPERn_EL0() and SYS_PMEVCNTRn_EL0().
+ */
 
-/* PMEVTYPERn_EL0 / PMCCFILTR_EL0 filters */
-#define PMUV3_EXCL_EL1		BIT_ULL(31)	/* P */
-#define PMUV3_EXCL_EL0		BIT_ULL(30)	/* U */
-#define PMUV3_NSK		BIT_ULL(29)
-#define PMUV3_NSU		BIT_ULL(28)
-#define PMUV3_INCL_EL2		BIT_ULL(27)	/* NSH */
-#define PMUV3_FILTERS		(PMUV3_EXCL_EL1 | PMUV3_EXCL_EL0 | \
-				 PMUV3_NSK | PMUV3_NSU | PMUV3_INCL_EL2)
+/* PMEVTYPERn_EL0 / PMCCFILTR_EL0: the filters a PMC may set */
+#define PMUV3_FILTERS	((u64)(ARMV8_PMU_EXCLUDE_EL1 | ARMV8_PMU_EXCLUDE_EL0 | \
+			       ARMV8_PMU_EXCLUDE_NS_EL1 | \
+			       ARMV8_PMU_EXCLUDE_NS_EL0 | ARMV8_PMU_INCLUDE_EL2))
+/* NSK and NSH: either, set, counts a privileged level (pmuv3_pmc_priv()) */
+#define PMUV3_KERNEL_FILTERS	((u64)(ARMV8_PMU_EXCLUDE_NS_EL1 | \
+				       ARMV8_PMU_INCLUDE_EL2))
+/* PMEVTYPERn_EL0.evtCount before PMUv3p1: 10 bits (the kernel has none) */
+#define PMUV3_EVTYPE_EVENT_V3	GENMASK(9, 0)
 
 /* Driver settings */
 #define PMUV3_CFG_EL0_ACCESS	0
@@ -347,8 +348,7 @@ static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 			  u64 value)
 {
-	if (!(value & PMUV3_EXCL_EL1) || (value & PMUV3_NSK) ||
-	    (value & PMUV3_INCL_EL2))
+	if (!(value & ARMV8_PMU_EXCLUDE_EL1) || (value & PMUV3_KERNEL_FILTERS))
 		return PFM_PMC_PRIV_KERNEL;
 	return 0;
 }
@@ -361,7 +361,7 @@ static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 static u64 pmuv3_pmc_user_val(const struct pfm_pmu_config *pmu, u16 cnum,
 			      u64 value)
 {
-	return (value | PMUV3_EXCL_EL1) & ~(PMUV3_NSK | PMUV3_INCL_EL2);
+	return (value | ARMV8_PMU_EXCLUDE_EL1) & ~PMUV3_KERNEL_FILTERS;
 }
 
 static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
@@ -489,9 +489,8 @@ static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
 	} else {
 		snprintf(pmuv3_names[0][idx], PFM_NAME_LEN, "PMEVTYPER%u_EL0", idx);
 		snprintf(pmuv3_names[1][idx], PFM_NAME_LEN, "PMEVCNTR%u_EL0", idx);
-		/* PMEVTYPER<n>_EL0 and PMEVCNTR<n>_EL0: CRm from n / 8 */
-		c->hw_addr = sys_reg(3, 3, 14, 12 + (idx >> 3), idx & 7);
-		d->hw_addr = sys_reg(3, 3, 14, 8 + (idx >> 3), idx & 7);
+		c->hw_addr = SYS_PMEVTYPERn_EL0(idx);
+		d->hw_addr = SYS_PMEVCNTRn_EL0(idx);
 	}
 	c->type = PFM_REGT_IMPL;
 	c->name = pmuv3_names[0][idx];
@@ -507,21 +506,23 @@ static int pmuv3_probe_regs(void)
 	unsigned int i;
 	u64 evt_mask;
 
-	pmuv3.pmuver = FIELD_GET(PMUV3_DFR0_PMUVER, dfr0);
-	if (pmuv3.pmuver < PMUV3_VER_V3 || pmuv3.pmuver == PMUV3_VER_IMPDEF) {
+	pmuv3.pmuver = FIELD_GET(ID_AA64DFR0_EL1_PMUVer, dfr0);
+	if (pmuv3.pmuver < ID_AA64DFR0_EL1_PMUVer_IMP ||
+	    pmuv3.pmuver == ID_AA64DFR0_EL1_PMUVer_IMP_DEF) {
 		pr_info("no PMUv3 on this CPU (ID_AA64DFR0_EL1.PMUVer %u)\n",
 			pmuv3.pmuver);
 		return -ENODEV;
 	}
 	pmuv3.num_ctrs = pfm_pmcr_n(read_sysreg(pmcr_el0));
-	pmuv3.long_ctrs = long_counters && pmuv3.pmuver >= PMUV3_VER_V3P5;
+	pmuv3.long_ctrs = long_counters &&
+			  pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P5;
 	pmuv3.ctr_mask = GENMASK(pmuv3.num_ctrs - 1, 0) | BIT(PMUV3_CYCLE_IDX);
 	if (!pmuv3.num_ctrs)
 		pmuv3.ctr_mask = BIT(PMUV3_CYCLE_IDX);
 	pmuv3.pmceid[0] = read_sysreg(pmceid0_el0);
 	pmuv3.pmceid[1] = read_sysreg(pmceid1_el0);
-	evt_mask = pmuv3.pmuver >= PMUV3_VER_V3P1 ? GENMASK_ULL(15, 0) :
-						     GENMASK_ULL(9, 0);
+	evt_mask = pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P1 ?
+		   ARMV8_PMU_EVTYPE_EVENT : PMUV3_EVTYPE_EVENT_V3;
 	for (i = 0; i < pmuv3.num_ctrs; i++)
 		pmuv3_add_counter(i, evt_mask);
 	pmuv3_add_counter(PMUV3_CYCLE_IDX, evt_mask);

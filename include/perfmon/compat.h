@@ -14,6 +14,9 @@
  * to linux/perf/arm_pmuv3.h                  PFM_HAVE_ARM_PMUV3_H)
  * ARMV8_PMU_PMCR_N_SHIFT/_MASK        6.7    pfm_pmcr_n() uses whichever
  * became the field ARMV8_PMU_PMCR_N          is defined
+ * ARMV8_PMU_EXCLUDE_NS_EL1/_EL0       >6.1   defined here (bits 29, 28 of
+ * (PMEVTYPERn_EL0.NSK, NSU) named            PMEVTYPERn_EL0) where the
+ *                                            header lacks them
  * x86 apic_write() became a static    6.6    pfm_apic_write() calls
  * call whose key is not exported             apic->write (exported struct
  *                                            apic) on every kernel
@@ -68,6 +71,11 @@ static inline void pfm_apic_write(u32 reg, u32 val)
 #include <linux/perf/arm_pmuv3.h>
 #else
 #include <asm/perf_event.h>
+#endif
+
+#ifndef ARMV8_PMU_EXCLUDE_NS_EL1
+#define ARMV8_PMU_EXCLUDE_NS_EL1	BIT(29)
+#define ARMV8_PMU_EXCLUDE_NS_EL0	BIT(28)
 #endif
 
 /* PMCR_EL0.N: the number of event counters. */
