@@ -74,6 +74,8 @@ TEST(counts_frozen_between_stop_and_start)
 	burn_cpu(50 * MS);
 	ASSERT_EQ(0, pfm_stop(fd));
 	v3 = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("after the restart: %llu ns counted",
+	       (unsigned long long)(v3 - v2));
 	EXPECT_TRUE(within_pct(v3 - v2, 50 * MS, 2.0));
 	close(fd);
 }
