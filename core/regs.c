@@ -239,9 +239,10 @@ static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
 
 /**
  * __pfm_read_pmds() - read PMD values
- * @ctx: the context, locked, live here or saved (pfm_ctx_call_in_place())
- * @a: a->count entries (at least 1); each valid one gets reg_value (64-bit),
- *       reg_last_reset_val and reg_ovfl_switch_cnt (overflows left)
+ * @ctx: the context, locked, live here or saved (an in-place call)
+ * @a: a->count entries (at least 1); each valid one gets reg_value
+ *      (64-bit), reg_last_reset_val and reg_ovfl_switch_cnt (overflows
+ *      left)
  *
  * A PMD that was never written in its set is refused with
  * PFM_REG_RETFL_UNUSED: its value would mean nothing.

@@ -321,8 +321,8 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 /**
  * __pfm_getinfo_evtsets() - describe event sets
  * @ctx: the context, locked
- * @a: a->count entries (at least 1): set_id in; the rest out (an unknown set
- *      gets PFM_REG_RETFL_NOSET)
+ * @a: a->count entries (at least 1): set_id in; the rest out (an
+ *      unknown set gets PFM_REG_RETFL_NOSET)
  *
  * Return: 0, -EINVAL when an entry was refused (the others are answered),
  * -EBADFD before PFM_CREATE_CONTEXT.
