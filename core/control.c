@@ -16,7 +16,7 @@
  * Starting another set than the active one saves the live set first.
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded, unknown set or
- * reserved field; -EBUSY masked (pfm_restart() first).
+ * reserved field; -EBUSY masked (PFM_RESTART first).
  */
 int __pfm_start(struct pfm_context *ctx, struct pfm_args *a)
 	__must_hold(&ctx->lock)

@@ -48,7 +48,7 @@
  *    on a thread that will not switch again.
  *  - the end hands the unload to the context's exit work, which runs
  *    after the last switch; the monitor may unload first (the work then
- *    only queues PFM_MSG_END) and load again.  pfm_load_context() waits
+ *    only queues PFM_MSG_END) and load again.  A load waits
  *    for that work (pfm_ctx_exit_flush()) before it looks at its target,
  *    so the message carries the ended thread's ids and is queued before
  *    a load on another thread returns.  A reload on the dead thread

@@ -51,7 +51,7 @@ struct pfm_load_state {
  * __pfm_load_context() - commit a load: the context is attached, the set
  * ready to go live
  * @ctx: the context, locked, saved
- * @a: a->load; the target pfm_load_prepare() resolved and reserved
+ * @a: a->load; the target pfm_load_context_prepare() resolved
  *
  * Return: 0, or as pfm_load_context_prepare()'s first checks.
  */

@@ -9,7 +9,7 @@
  *    which records a sample and says whether to reset, notify or wake;
  *    without a format it notifies;
  *  - a notification queues a PFM_MSG_OVFL (or a wake-up without message)
- *    and masks the context: counting stops until pfm_restart(), which
+ *    and masks the context: counting stops until PFM_RESTART, which
  *    reloads the notifying PMDs with their long reset values.  With
  *    PFM_FL_NOTIFY_BLOCK the monitored thread also waits, on its way back
  *    to user space, for that restart;
@@ -141,7 +141,7 @@ static bool pfm_pmd_carry(struct pfm_context *ctx, struct pfm_event_set *set,
 	return !upper;
 }
 
-/* Must current, the monitored thread, wait for pfm_restart()? */
+/* Must current, the monitored thread, wait for PFM_RESTART? */
 static bool pfm_must_block(struct pfm_context *ctx)
 {
 	unsigned long flags;

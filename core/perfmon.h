@@ -42,7 +42,7 @@
  * @PFM_CTX_NEW: opened, PFM_CREATE_CONTEXT not issued yet
  * @PFM_CTX_UNLOADED: created, not attached to a thread or CPU
  * @PFM_CTX_LOADED: attached
- * @PFM_CTX_MASKED: attached, monitoring masked until pfm_restart()
+ * @PFM_CTX_MASKED: attached, monitoring masked until PFM_RESTART
  * @PFM_CTX_ZOMBIE: attached thread or CPU still references a closed context
  */
 enum pfm_ctx_state {
@@ -146,7 +146,7 @@ struct completion;
  *                 every switch, costs no walk of @sets
  * @dead_sets: sets deleted, to be freed outside the lock
  * @active_set: the set counting (or to count) while loaded
- * @started: pfm_start() was called and pfm_stop() not since
+ * @started: PFM_START was called and PFM_STOP not since
  * @live_cpu: CPU whose PMU holds @active_set, or -1.  Only that CPU
  *            changes it from its own value (it is in the PMU there).
  * @counting: the PMU of @live_cpu counts for this context
@@ -196,7 +196,7 @@ struct completion;
  * @upage: control page for user-level reads, or NULL (set at its first
  *         mmap(), then constant)
  * @restart_pmds: PMDs of @active_set reloaded with their long reset
- *                value by pfm_restart() (the notifying ones)
+ *                value by PFM_RESTART (the notifying ones)
  * @switch_pending: an overflow switch fell due while masking: at restart
  * @nomsg_wakes: wake-ups without a message not yet read (read() gives 0)
  * @restart_wait: a thread blocked by PFM_FL_NOTIFY_BLOCK (own lock; woken
