@@ -5,7 +5,9 @@
  * (kapi/kapi.c) checks its descriptor; both then run pfm_call() with
  * the call's struct pfm_op below.  Each names its one __pfm_* core entry
  * point (context lock held), where it runs (on the saved set, or in
- * place on the live one), and what must sleep before and after it.
+ * place on the live one), and what must sleep before and after it; a
+ * call that changes what the context counts ends with a virtual
+ * description's sync (pfm_vpmu_finish(), core/vpmu.c).
  * Documentation/design.rst has the same table, with the description ops
  * each call uses.
  */
@@ -19,10 +21,12 @@ const struct pfm_op pfm_op_create_context = {
 
 const struct pfm_op pfm_op_write_pmcs = {
 	.fn = __pfm_write_pmcs,
+	.finish = pfm_vpmu_finish,
 };
 
 const struct pfm_op pfm_op_write_pmds = {
 	.fn = __pfm_write_pmds,
+	.finish = pfm_vpmu_finish,
 };
 
 /* The live set is read in place: a read while counting is cheap. */

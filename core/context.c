@@ -91,6 +91,7 @@ struct pfm_context *pfm_ctx_alloc(const struct pfm_ctx_ops *ops,
 		return ERR_PTR(-ENOMEM);
 	}
 	raw_spin_lock_init(&ctx->lock);
+	mutex_init(&ctx->vpmu_mutex);
 	refcount_set(&ctx->refs, 1);
 	INIT_LIST_HEAD(&ctx->sets);
 	INIT_LIST_HEAD(&ctx->dead_sets);

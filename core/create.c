@@ -20,6 +20,8 @@ static void pfm_ctx_parts_free(struct pfm_context *ctx)
 	pfm_throttle_exit(ctx);
 	pfm_smpl_buf_free(ctx->smpl);
 	pfm_upage_free(ctx);
+	if (ctx->vpmu)
+		ctx->pmu->ctx_free(ctx->pmu, ctx->vpmu);
 }
 
 static const struct pfm_ctx_ops pfm_ctx_parts = {
@@ -53,6 +55,7 @@ struct pfm_create_state {
 	struct pfm_pmu_config *pmu;
 	struct pfm_event_set *set0;
 	struct pfm_smpl_buf *smpl;
+	void *vpmu;
 	u32 priv;
 	bool exec_priv;
 };
@@ -84,6 +87,8 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
 	pfm_smpl_buf_free(cs->smpl);
 	if (cs->set0)
 		pfm_event_set_free(cs->set0);
+	if (cs->vpmu)
+		cs->pmu->ctx_free(cs->pmu, cs->vpmu);
 	if (cs->pmu)
 		pfm_pmu_put(cs->pmu);
 	return ret;
@@ -91,7 +96,8 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
 
 /**
  * pfm_create_context_prepare() - the creator's privileges, the PMU
- * description, set 0 and the sampling buffer of a creation
+ * description, set 0, a virtual description's state and the sampling
+ * buffer of a creation
  * @ctx: the context, not locked
  * @a: a->ctx (the flags) and a->create (the sampling format; NULL: none)
  *
@@ -129,6 +135,11 @@ int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
 	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);
 	if (!cs->set0)
 		return pfm_create_context_end(ctx, a, -ENOMEM);
+	if (cs->pmu->ctx_alloc) {
+		cs->vpmu = cs->pmu->ctx_alloc(cs->pmu);
+		if (!cs->vpmu)
+			return pfm_create_context_end(ctx, a, -ENOMEM);
+	}
 	smpl = pfm_create_smpl(a->create, a->ctx->ctx_flags);
 	if (IS_ERR(smpl))
 		return pfm_create_context_end(ctx, a, PTR_ERR(smpl));
@@ -139,8 +150,8 @@ int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
 /**
  * __pfm_create_context() - turn a NEW context into an UNLOADED one
  * @ctx: the context, locked
- * @a: a->ctx: the flags; the description, set 0 and buffer prepared,
- *     which the context takes on success
+ * @a: a->ctx: the flags; the description, set 0, its state and buffer
+ *     prepared, which the context takes on success
  *
  * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
  * flags or a non-zero reserved field.
@@ -167,6 +178,7 @@ int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a)
 	ctx->flags = req->ctx_flags;
 	ctx->pmu = cs->pmu;
 	ctx->smpl = cs->smpl;
+	ctx->vpmu = cs->vpmu;
 	list_add(&cs->set0->list, &ctx->sets);
 	ctx->nr_sets = 1;
 	ctx->sets_duration = 0;

@@ -25,6 +25,12 @@
 
 /* The context live on each CPU's PMU; written by that CPU only. */
 static DEFINE_PER_CPU(struct pfm_context *, pfm_cpu_ctx);
+/*
+ * Its virtual description state (pfm_pmu_live_priv()): set before the
+ * set is written in, so that the register ops find it, and cleared
+ * with pfm_cpu_ctx.
+ */
+static DEFINE_PER_CPU(void *, pfm_cpu_vpmu);
 
 /**
  * pfm_ctx_current() - the context live on this CPU
@@ -36,6 +42,22 @@ struct pfm_context *pfm_ctx_current(void)
 {
 	return this_cpu_read(pfm_cpu_ctx);
 }
+
+/**
+ * pfm_pmu_live_priv() - a virtual description's state of the live context
+ *
+ * For the register ops of a description with @ctx_alloc: the state it
+ * allocated for the context whose set is live on this CPU (from the
+ * start of its sched in to the end of its sched out).
+ *
+ * Context: interrupts disabled.
+ * Return: the state, or NULL when no context is live here.
+ */
+void *pfm_pmu_live_priv(void)
+{
+	return this_cpu_read(pfm_cpu_vpmu);
+}
+EXPORT_SYMBOL_GPL(pfm_pmu_live_priv);
 
 /* Should the context's set be live on this CPU now? */
 static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
@@ -150,6 +172,7 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
+	this_cpu_write(pfm_cpu_vpmu, ctx->vpmu);
 	pfm_set_load_hw(ctx, ctx->active_set);
 	if (pmu->num_cfg)
 		pmu->load_cfg(pmu, ctx->drv_cfg);
@@ -206,6 +229,7 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 		pmu->load_cfg(pmu, NULL);
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
+	this_cpu_write(pfm_cpu_vpmu, NULL);
 	pfm_upage_update(ctx);
 }
 

@@ -75,7 +75,7 @@ struct pfm_args {
 	};
 	unsigned int count;
 	const struct pfm_create_args *create;
-	unsigned long core[4];
+	unsigned long core[5];
 };
 
 /*

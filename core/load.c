@@ -202,7 +202,8 @@ static const struct pfm_op pfm_load_undo_op = { .fn = pfm_load_undo };
  * context switches count from then on.
  *
  * Context: process context; may sleep.
- * Return: @ret, or the attach's error (-ESRCH exiting, -EAGAIN exec'd).
+ * Return: @ret, or the attach's error (-ESRCH exiting, -EAGAIN exec'd),
+ * or a virtual description's (-EBUSY: perf has no room for the counters).
  */
 int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
 {
@@ -210,13 +211,17 @@ int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
 
 	if (ret)
 		goto release_session;
-	pfm_session_publish(ctx, ls->task, ls->cpu);
-	if (ls->task) {
-		ret = pfm_hook_attach(ls->hook, ctx);
-		if (ret) {
-			pfm_call(ctx, &pfm_load_undo_op, a);
-			goto release_session;
-		}
+	/* A virtual description's counters, before anything counts. */
+	ret = pfm_vpmu_sync(ctx);
+	if (!ret) {
+		pfm_session_publish(ctx, ls->task, ls->cpu);
+		if (ls->task)
+			ret = pfm_hook_attach(ls->hook, ctx);
+	}
+	if (ret) {
+		pfm_call(ctx, &pfm_load_undo_op, a);
+		pfm_vpmu_sync(ctx);
+		goto release_session;
 	}
 	pfm_sessions_unlock();
 	if (ls->hook)
@@ -297,7 +302,7 @@ int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a)
  * @ret: __pfm_unload_context()'s result
  *
  * The counts are saved and stay readable.  A thread blocked on a
- * notification runs on.
+ * notification runs on.  A virtual description lets its counters go.
  *
  * Context: process context; may sleep.
  * Return: @ret.
@@ -317,7 +322,7 @@ int pfm_unload_context_end(struct pfm_context *ctx, struct pfm_args *a,
 	wake_up_interruptible_all(&ctx->restart_wait);
 	if (u->task)
 		put_task_struct(u->task);
-	return ret;
+	return pfm_vpmu_finish(ctx, a, ret);
 }
 
 /* PFM_UNLOAD_CONTEXT from the core itself: the end of a thread, a close. */

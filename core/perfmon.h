@@ -22,6 +22,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -212,6 +213,10 @@ struct completion;
  *          not touched once pfm_ctx_release_sync() returned
  * @ops: what the layers above the object do at its thread's end and at
  *       its free (set at allocation, then constant)
+ * @vpmu: a virtual description's state for this context (@ctx_alloc of
+ *        struct pfm_pmu_config; set at creation, then constant), or NULL
+ * @vpmu_mutex: orders the virtual description's @ctx_sync calls, so
+ *              that the last one sees the context as it is (own lock)
  */
 struct pfm_context {
 	raw_spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -270,6 +275,8 @@ struct pfm_context {
 	bool kernel;
 	struct completion *kcompl;
 	const struct pfm_ctx_ops *ops;
+	void *vpmu;
+	struct mutex vpmu_mutex;	/* orders @ctx_sync calls */
 };
 
 /**
@@ -388,6 +395,10 @@ bool pfm_msg_post_throttle(struct pfm_context *ctx);
 void pfm_msg_wake(struct pfm_context *ctx);
 void pfm_msg_wake_irq(struct pfm_context *ctx);
 void pfm_msg_init(struct pfm_context *ctx);
+
+/* Engine. core/vpmu.c: a virtual description's state per context */
+int pfm_vpmu_sync(struct pfm_context *ctx);
+int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret);
 
 /* Engine. core/ctxsw.c: the active set on a CPU's PMU, pfm_call() */
 bool pfm_ctx_live_here(struct pfm_context *ctx);

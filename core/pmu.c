@@ -118,6 +118,7 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	    !pmu->start || !pmu->stop || pmu->num_cfg > PFM_MAX_DRV_CFG ||
 	    (pmu->num_cfg && (!pmu->cfg_check || !pmu->load_cfg)) ||
 	    !pfm_regmap_valid(pmu->cfg_desc, pmu->num_cfg, "setting") ||
+	    (!!pmu->ctx_alloc + !!pmu->ctx_free + !!pmu->ctx_sync) % 3 ||
 	    !pfm_pmu_dfl_valid(pmu)) {
 		pr_err("refusing malformed PMU description\n");
 		return -EINVAL;

@@ -150,7 +150,9 @@ static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
  * @a: the call
  * @ret: __pfm_create_evtsets()'s result
  *
- * Return: @ret.
+ * A virtual description follows the sets (pfm_vpmu_finish()).
+ *
+ * Return: @ret, or the description's error.
  */
 int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
 			   int ret)
@@ -161,7 +163,7 @@ int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
 		if (sp->set[sp->n])
 			pfm_event_set_free(sp->set[sp->n]);
 	kfree(sp->set);
-	return ret;
+	return pfm_vpmu_finish(ctx, a, ret);
 }
 
 /**
@@ -200,13 +202,15 @@ int pfm_create_evtsets_prepare(struct pfm_context *ctx, struct pfm_args *a)
  * @a: the call
  * @ret: __pfm_delete_evtsets()'s result
  *
- * Return: @ret.
+ * A virtual description follows the sets (pfm_vpmu_finish()).
+ *
+ * Return: @ret, or the description's error.
  */
 int pfm_delete_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
 			   int ret)
 {
 	pfm_free_dead_sets(ctx);
-	return ret;
+	return pfm_vpmu_finish(ctx, a, ret);
 }
 
 /**

@@ -22,6 +22,8 @@
  *                           before throttling (0: none; 100000)
  *   formats/<name>/         one directory per registered sampling format
  *   pmu_desc/model          the registered PMU description's name
+ *   pmu_desc/module         the module that registered it (pfm_pmuv3 or
+ *                           pfm_perf for the same model, say)
  *   pmu_desc/counter_width  bits of a hardware counter
  *   pmu_desc/pmcN/, pmdN/   name, type, dfl_val, rsvd_msk, addr
  *   pmu_desc/cfgN/          driver setting N (PFM_SET_DRV_CONFIG): name and
@@ -34,6 +36,7 @@
  */
 #include <linux/capability.h>
 #include <linux/kobject.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -347,11 +350,15 @@ static ssize_t model_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf);
 static ssize_t counter_width_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf);
+static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf);
 static struct kobj_attribute pfm_pmu_model = __ATTR_RO(model);
 static struct kobj_attribute pfm_pmu_width = __ATTR_RO(counter_width);
+static struct kobj_attribute pfm_pmu_module = __ATTR_RO(module);
 static struct attribute *pfm_pmu_attrs[] = {
 	&pfm_pmu_model.attr,
 	&pfm_pmu_width.attr,
+	&pfm_pmu_module.attr,
 	NULL,
 };
 
@@ -372,6 +379,12 @@ static ssize_t counter_width_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->counter_width);
+}
+
+static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", module_name(pfm_sysfs_pmu->owner));
 }
 
 /**

@@ -12,6 +12,7 @@
 
 struct module;
 struct pt_regs;
+struct task_struct;
 
 /**
  * struct pfm_regmap_desc - one PMC, PMD or driver setting of a description
@@ -43,6 +44,36 @@ struct pfm_regmap_desc {
 struct pfm_event_desc {
 	const char *name;
 	u64 code;
+};
+
+/**
+ * struct pfm_pmu_vset - an event set as a virtual description sees it
+ * @pmcs: the PMC values the set programs, indexed by PMC number
+ *        (@max_pmc of the description entries)
+ * @used_pmds: the PMDs the set uses (read, written or sampled)
+ */
+struct pfm_pmu_vset {
+	const u64 *pmcs;
+	const unsigned long *used_pmds;
+};
+
+/**
+ * struct pfm_pmu_vctx - what a context needs from a virtual description
+ * @task: per-thread: the monitored thread while loaded, else NULL
+ * @cpu: system-wide: the monitored CPU while loaded, else -1
+ * @nr_sets: entries of @sets; 0 when neither @task nor @cpu is set
+ * @active: the entry of @sets that is active (counts when started)
+ * @sets: every event set of the context
+ *
+ * A copy taken under the context lock: it stays valid during the
+ * @ctx_sync call it is passed to, and no longer.
+ */
+struct pfm_pmu_vctx {
+	struct task_struct *task;
+	int cpu;
+	unsigned int nr_sets;
+	unsigned int active;
+	const struct pfm_pmu_vset *sets;
 };
 
 /*
@@ -124,6 +155,23 @@ struct pfm_event_desc {
  *          the description is registered
  * @num_events: entries in @events
  *
+ * Virtual descriptions (pfm_perf: counters that are perf_events kernel
+ * counters) keep state per context, which the core hands them; all
+ * three are set or none, in process context (may sleep):
+ * @ctx_alloc: a context's state, at its creation; NULL when out of
+ *             memory
+ * @ctx_free: frees it, at the context's last reference
+ * @ctx_sync: after each call that changes what the context counts (its
+ *            target, PMCs, used PMDs, sets): acquire what @vc needs,
+ *            let go of what it no longer does.  Returns 1 when the
+ *            register ops must see new state: the core then reloads
+ *            the live set on its CPU (write_pmc, write_pmd and start
+ *            again, values kept) and calls @ctx_sync once more with
+ *            the same @vc, where it returns 0.  Else 0 or a negative
+ *            errno, which the call returns.
+ * Their register ops find the state of the context live on their CPU
+ * with pfm_pmu_live_priv().
+ *
  * The register ops run on the CPU whose PMU they touch, with interrupts
  * disabled and the context lock held; they must not sleep.  A counter
  * that wraps past @counter_width bits must call pfm_interrupt() on that
@@ -176,6 +224,10 @@ struct pfm_pmu_config {
 			  u16 cnum);
 	const struct pfm_event_desc *events;
 	u16 num_events;
+	void *(*ctx_alloc)(struct pfm_pmu_config *pmu);
+	void (*ctx_free)(struct pfm_pmu_config *pmu, void *priv);
+	int (*ctx_sync)(struct pfm_pmu_config *pmu, void *priv,
+			const struct pfm_pmu_vctx *vc);
 
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
@@ -201,5 +253,6 @@ void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
 void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs);
 void pfm_cpu_pm_save(struct pfm_pmu_config *pmu);
 void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu);
+void *pfm_pmu_live_priv(void);
 
 #endif /* _PERFMON_PMU_H */

@@ -703,6 +703,24 @@ static inline long long knob_read(const char *name)
 	return read_num_or(path, -1000);
 }
 
+/*
+ * Is the PMU description served by module @mod (pfm_pmuv3 or pfm_perf,
+ * which present the same model)?  /sys/kernel/perfmon/pmu_desc/module.
+ */
+static inline bool pmu_module_is(const char *mod)
+{
+	char buf[64] = "";
+	FILE *f = fopen(PFM_SYSFS "pmu_desc/module", "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return !strcmp(buf, mod);
+}
+
 /* Loaded sessions of @kind ("task" or "sys"); -1 when unreadable. */
 static inline long long sessions(const char *kind)
 {

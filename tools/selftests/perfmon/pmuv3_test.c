@@ -22,6 +22,8 @@
  */
 #include <setjmp.h>
 #include <signal.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <perfmon/perfmon_dfl_smpl.h>
 #include <perfmon/perfmon_uread.h>
@@ -104,6 +106,16 @@ static int set_ovfl(int fd, uint64_t *ovfl)
 
 	*ovfl = si.set_ovfl_pmds[0];
 	return ret;
+}
+
+/*
+ * el0_access is pfm_pmuv3's setting: pfm_perf offers no user-level
+ * reads (Documentation/pmu-description.rst), and its control page says
+ * so (index 0).
+ */
+static bool no_el0_access(void)
+{
+	return pmu_module_is("pfm_perf");
 }
 
 TEST(register_map)
@@ -615,6 +627,8 @@ TEST(el0_access)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, 0, 0, 0));
@@ -751,6 +765,8 @@ TEST(uread_exact)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	ASSERT_EQ(0, quiet_cpus(true));
 	fd = inst_ctx(0, 0);
 	ASSERT_LE(0, fd);
@@ -797,6 +813,8 @@ TEST(uread_across_switches_and_migrations)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	if (online_cpus() < 2)
 		SKIP(return, "one CPU");
 	fd = uread_ctx(0, &pg);
@@ -835,6 +853,8 @@ TEST(uread_across_set_switches)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	for (s = 0; s < 2; s++) {
@@ -894,6 +914,8 @@ TEST(uread_across_wraps)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	ASSERT_EQ(0, pmuv3_reload("long_counters=0"));
 	ASSERT_EQ(0, quiet_cpus(true));
 	fd = uread_ctx(start, &pg);
@@ -929,6 +951,8 @@ TEST(uread_across_overflows)
 
 	if (!pmu_is("armv8_pmuv3"))
 		SKIP(return, "PMU is not armv8_pmuv3");
+	if (no_el0_access())
+		SKIP(return, "pfm_perf: no user-level reads");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, -period,
@@ -1266,13 +1290,172 @@ TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
 		storm_run(&cyc, periods[i], &s);
 		STORM_LOG("cycles, max_ovfl_rate 100000", periods[i], &s);
 		EXPECT_EQ(0, s.failed);
-		/* throttled, resumed by itself, throttled again */
-		EXPECT_LE(2 * online_cpus(), s.throttles);
+		/*
+		 * throttled, resumed by itself, throttled again; over
+		 * pfm_perf, perf's own throttle (perf_event_max_sample_rate,
+		 * 100,000 or lower) holds the rate under this one first
+		 */
+		if (!pmu_module_is("pfm_perf"))
+			EXPECT_LE(2 * online_cpus(), s.throttles);
 		EXPECT_LT(1000, s.grown_min);
 		EXPECT_GT(100 * MS * timing_slack(), s.late_max_ns);
 	}
 	snprintf(buf, sizeof(buf), "%lld", rate);
 	EXPECT_EQ(0, knob_write("max_ovfl_rate", buf));
+}
+
+/* ---- pfm_perf beside perf ------------------------------------------ */
+
+/*
+ * pfm_perf beside perf (Documentation/pmu-description.rst, "Over
+ * perf_events"): in the arm64 guest whose kernel keeps its PMUv3 driver
+ * (vm --pmu perf, -icount 0), a perf_event_open() counter and a perfmon
+ * context count the same instructions, both exactly; a context perf has
+ * no room for is refused with EBUSY and a log line; pfm_perf unloads
+ * while a perf counter runs, which counts on.  These skip where pfm_perf
+ * does not serve the PMU.
+ */
+#define PERF_LOOP	100000ull
+
+/* A perf counter of this thread's user-level @event; fd or -1. */
+static int perf_open(uint64_t event, bool pinned, bool disabled)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = event;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.pinned = pinned;
+	attr.disabled = disabled;
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/* The count of @fd; ~0 when perf could not schedule it (EOF). */
+static uint64_t perf_count(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : ~0ull;
+}
+
+static bool over_perf(void)
+{
+	return pmu_module_is("pfm_perf");
+}
+
+/*
+ * Both count the loop: perfmon between its start and stop, perf around
+ * them, so perf's count is perfmon's plus the user instructions of the
+ * two calls.  Under -icount both are exact, and perfmon's equals what
+ * the native description counts (pmuv3_test.c inst_retired_exact).
+ */
+TEST(perf_counts_beside)
+{
+	uint64_t v, p;
+	int fd, pfd;
+
+	if (!over_perf())
+		SKIP(return, "PMU not served by pfm_perf");
+	pfd = perf_open(EV_INST_RETIRED, false, true);
+	ASSERT_LE(0, pfd);
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(PERF_LOOP);
+	ASSERT_EQ(0, pfm_stop(fd));
+	ASSERT_EQ(0, ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0));
+	v = pfm_read_pmd(fd, 0, 0);
+	p = perf_count(pfd);
+	TH_LOG("perfmon %llu, perf %llu instructions for a loop of %llu",
+	       (unsigned long long)v, (unsigned long long)p,
+	       (unsigned long long)(2 * PERF_LOOP));
+	EXPECT_LE(2 * PERF_LOOP, v);
+	EXPECT_GT(2 * PERF_LOOP + 200, v);
+	EXPECT_LE(v, p);
+	EXPECT_GT(v + 2000, p);
+	close(fd);
+	close(pfd);
+}
+
+/*
+ * perf's pinned counters of this thread take every hardware counter
+ * (opened until one more finds no room); a context then cannot load:
+ * EBUSY, one log line.  perf's counters keep counting; once they are
+ * closed the same context loads.
+ */
+TEST(perf_full_refuses)
+{
+	const char *line = "perf has no free counter";
+	int fds[40], n = 0, fd, logged, i;
+	uint64_t c;
+
+	if (!over_perf())
+		SKIP(return, "PMU not served by pfm_perf");
+	for (;;) {
+		ASSERT_GT(40, n);
+		fds[n] = perf_open(n ? EV_INST_RETIRED : EV_CPU_CYCLES, true,
+				   false);
+		ASSERT_LE(0, fds[n]);
+		if (perf_count(fds[n]) == ~0ull) {
+			close(fds[n]);
+			break;
+		}
+		n++;
+	}
+	TH_LOG("perf holds %d counters", n);
+	ASSERT_LT(0, n);
+	logged = klog_count(line);
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	EXPECT_EQ(-EBUSY, pfm_load(fd, gettid()));
+	EXPECT_LT(logged, klog_count(line));
+	EXPECT_EQ(0, sessions("task"));
+	loop2(PERF_LOOP);
+	for (i = 0; i < n; i++) {
+		c = perf_count(fds[i]);
+		EXPECT_NE(~0ull, c);
+		EXPECT_LE(2 * PERF_LOOP, c);
+		close(fds[i]);
+	}
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(PERF_LOOP);
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_LE(2 * PERF_LOOP, pfm_read_pmd(fd, 0, 0));
+	close(fd);
+}
+
+/* pfm_perf goes and comes back while a perf counter counts on. */
+TEST(perf_unload_beside)
+{
+	int pfd, ret, tries = 200;
+	uint64_t a, b;
+
+	if (!over_perf())
+		SKIP(return, "PMU not served by pfm_perf");
+	pfd = perf_open(EV_INST_RETIRED, false, false);
+	ASSERT_LE(0, pfd);
+	loop2(PERF_LOOP);
+	a = perf_count(pfd);
+	while ((ret = module_unload("pfm_perf")) == -EWOULDBLOCK && --tries)
+		usleep(10000);
+	ASSERT_EQ(0, ret);
+	loop2(PERF_LOOP);
+	b = perf_count(pfd);
+	TH_LOG("perf: %llu before the unload, %llu after",
+	       (unsigned long long)a, (unsigned long long)b);
+	EXPECT_LE(2 * PERF_LOOP, a);
+	EXPECT_LE(a + 2 * PERF_LOOP, b);
+	close(pfd);
+	ASSERT_EQ(0, module_load("/modules/pfm_perf.ko", ""));
+	EXPECT_TRUE(over_perf());
 }
 
 TEST_HARNESS_MAIN

@@ -34,7 +34,7 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 # And for the files that name registers with the kernel's own CamelCase
 # definitions (SYS_PMEVTYPERn_EL0(), ID_AA64DFR0_EL1_PMUVer): CAMELCASE,
 # since --no-tree cannot see that the kernel defines them.
-CHECKPATCH_KNAMES := arch/arm64/pfm_pmuv3.c
+CHECKPATCH_KNAMES := arch/arm64/pmuv3_map.c
 
 .PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run \
 	check-debug bench fuzz-long

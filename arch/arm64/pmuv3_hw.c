@@ -56,25 +56,7 @@
 #include <perfmon/compat.h>
 #include <perfmon/pmu.h>
 
-#define PMUV3_CYCLE_IDX		31	/* PMC/PMD index of the cycle counter */
-#define PMUV3_NUM_REGS		32
-
-/*
- * Register fields are the kernel's own (asm/sysreg.h, the generated
- * sysreg-defs.h, and the PMUv3 header include/perfmon/compat.h picks):
- * ID_AA64DFR0_EL1_PMUVer*, ARMV8_PMU_EXCLUDE_* and _INCLUDE_EL2,
- * ARMV8_PMU_EVTYPE_EVENT, SYS_PMEVTYPERn_EL0() and SYS_PMEVCNTRn_EL0().
- */
-
-/* PMEVTYPERn_EL0 / PMCCFILTR_EL0: the filters a PMC may set */
-#define PMUV3_FILTERS	((u64)(ARMV8_PMU_EXCLUDE_EL1 | ARMV8_PMU_EXCLUDE_EL0 | \
-			       ARMV8_PMU_EXCLUDE_NS_EL1 | \
-			       ARMV8_PMU_EXCLUDE_NS_EL0 | ARMV8_PMU_INCLUDE_EL2))
-/* NSK and NSH: either, set, counts a privileged level (pmuv3_pmc_priv()) */
-#define PMUV3_KERNEL_FILTERS	((u64)(ARMV8_PMU_EXCLUDE_NS_EL1 | \
-				       ARMV8_PMU_INCLUDE_EL2))
-/* PMEVTYPERn_EL0.evtCount before PMUv3p1: 10 bits (the kernel has none) */
-#define PMUV3_EVTYPE_EVENT_V3	GENMASK(9, 0)
+#include "pmuv3.h"
 
 /* Driver settings */
 #define PMUV3_CFG_EL0_ACCESS	0
@@ -86,28 +68,8 @@ MODULE_PARM_DESC(long_counters, "64-bit event counters where PMUv3p5 has them (d
 
 static const char pmuv3_boot_fix[] = "initcall_blacklist=armv8_pmu_driver_init";
 
-/**
- * struct pmuv3_info - what the probe found
- * @pmuver: ID_AA64DFR0_EL1.PMUVer
- * @num_ctrs: event counters (PMCR_EL0.N)
- * @long_ctrs: 64-bit event counters (PMUv3p5)
- * @ctr_mask: PMCNTEN/PMINTEN/PMOVS bits of the implemented counters
- * @pmceid: PMCEID0_EL0 (low) and PMCEID1_EL0 (high): common events
- * @irq: the per-CPU overflow interrupt
- */
-struct pmuv3_info {
-	unsigned int pmuver;
-	unsigned int num_ctrs;
-	bool long_ctrs;
-	u32 ctr_mask;
-	u64 pmceid[2];
-	int irq;
-};
-
-static struct pmuv3_info pmuv3;
-static struct pfm_regmap_desc pmuv3_pmc_desc[PMUV3_NUM_REGS];
-static struct pfm_regmap_desc pmuv3_pmd_desc[PMUV3_NUM_REGS];
-static char pmuv3_names[2][PMUV3_NUM_REGS][PFM_NAME_LEN];
+/* The per-CPU overflow interrupt */
+static int pmuv3_irq;
 static int __percpu *pmuv3_irq_cookie;
 /* cpu_setup ran on this CPU and cpu_teardown did not; that CPU's own */
 static DEFINE_PER_CPU(bool, pmuv3_live);
@@ -196,14 +158,14 @@ static void pmuv3_reset(void)
 static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
 {
 	pmuv3_reset();
-	enable_percpu_irq(pmuv3.irq, IRQ_TYPE_NONE);
+	enable_percpu_irq(pmuv3_irq, IRQ_TYPE_NONE);
 	this_cpu_write(pmuv3_live, true);
 }
 
 static void pmuv3_cpu_teardown(struct pfm_pmu_config *pmu)
 {
 	this_cpu_write(pmuv3_live, false);
-	disable_percpu_irq(pmuv3.irq);
+	disable_percpu_irq(pmuv3_irq);
 	write_sysreg(0, pmcr_el0);
 	write_sysreg(0, pmuserenr_el0);
 	write_sysreg(pmuv3.ctr_mask, pmcntenclr_el0);
@@ -227,141 +189,6 @@ static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
 	bitmap_from_arr32(ovfl, &ovs, 32);
 	pfm_interrupt(ovfl, get_irq_regs());
 	return IRQ_HANDLED;
-}
-
-/*
- * Is common event @ev implemented?  PMCEID0_EL0 has events 0x00-0x1f in
- * its low half and 0x4000-0x401f in its high half, PMCEID1_EL0 0x20-0x3f
- * and 0x4020-0x403f.
- */
-static bool pmuv3_event_ok(unsigned int ev)
-{
-	unsigned int half = 0;
-
-	if (ev >= 0x4000 && ev < 0x4040) {
-		ev -= 0x4000;
-		half = 32;
-	} else if (ev >= 0x40) {
-		return true;	/* implementation defined: the CPU's own list */
-	}
-	return pmuv3.pmceid[ev / 32] & BIT_ULL(half + ev % 32);
-}
-
-#define PMUV3_EV(_name, _code) { .name = #_name, .code = (_code) }
-
-/*
- * The common events by their architectural names (perf's spelling);
- * those PMCEID says this PMU implements are shown in sysfs.
- */
-static const struct pfm_event_desc pmuv3_common_events[] = {
-	PMUV3_EV(l1i_cache_refill, ARMV8_PMUV3_PERFCTR_L1I_CACHE_REFILL),
-	PMUV3_EV(l1i_tlb_refill, ARMV8_PMUV3_PERFCTR_L1I_TLB_REFILL),
-	PMUV3_EV(l1d_cache_refill, ARMV8_PMUV3_PERFCTR_L1D_CACHE_REFILL),
-	PMUV3_EV(l1d_cache, ARMV8_PMUV3_PERFCTR_L1D_CACHE),
-	PMUV3_EV(l1d_tlb_refill, ARMV8_PMUV3_PERFCTR_L1D_TLB_REFILL),
-	PMUV3_EV(ld_retired, ARMV8_PMUV3_PERFCTR_LD_RETIRED),
-	PMUV3_EV(st_retired, ARMV8_PMUV3_PERFCTR_ST_RETIRED),
-	PMUV3_EV(inst_retired, ARMV8_PMUV3_PERFCTR_INST_RETIRED),
-	PMUV3_EV(exc_taken, ARMV8_PMUV3_PERFCTR_EXC_TAKEN),
-	PMUV3_EV(exc_return, ARMV8_PMUV3_PERFCTR_EXC_RETURN),
-	PMUV3_EV(cid_write_retired, ARMV8_PMUV3_PERFCTR_CID_WRITE_RETIRED),
-	PMUV3_EV(pc_write_retired, ARMV8_PMUV3_PERFCTR_PC_WRITE_RETIRED),
-	PMUV3_EV(br_immed_retired, ARMV8_PMUV3_PERFCTR_BR_IMMED_RETIRED),
-	PMUV3_EV(br_return_retired, ARMV8_PMUV3_PERFCTR_BR_RETURN_RETIRED),
-	PMUV3_EV(unaligned_ldst_retired, ARMV8_PMUV3_PERFCTR_UNALIGNED_LDST_RETIRED),
-	PMUV3_EV(br_mis_pred, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED),
-	PMUV3_EV(cpu_cycles, ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
-	PMUV3_EV(br_pred, ARMV8_PMUV3_PERFCTR_BR_PRED),
-	PMUV3_EV(mem_access, ARMV8_PMUV3_PERFCTR_MEM_ACCESS),
-	PMUV3_EV(l1i_cache, ARMV8_PMUV3_PERFCTR_L1I_CACHE),
-	PMUV3_EV(l1d_cache_wb, ARMV8_PMUV3_PERFCTR_L1D_CACHE_WB),
-	PMUV3_EV(l2d_cache, ARMV8_PMUV3_PERFCTR_L2D_CACHE),
-	PMUV3_EV(l2d_cache_refill, ARMV8_PMUV3_PERFCTR_L2D_CACHE_REFILL),
-	PMUV3_EV(l2d_cache_wb, ARMV8_PMUV3_PERFCTR_L2D_CACHE_WB),
-	PMUV3_EV(bus_access, ARMV8_PMUV3_PERFCTR_BUS_ACCESS),
-	PMUV3_EV(memory_error, ARMV8_PMUV3_PERFCTR_MEMORY_ERROR),
-	PMUV3_EV(inst_spec, ARMV8_PMUV3_PERFCTR_INST_SPEC),
-	PMUV3_EV(ttbr_write_retired, ARMV8_PMUV3_PERFCTR_TTBR_WRITE_RETIRED),
-	PMUV3_EV(bus_cycles, ARMV8_PMUV3_PERFCTR_BUS_CYCLES),
-	PMUV3_EV(l1d_cache_allocate, ARMV8_PMUV3_PERFCTR_L1D_CACHE_ALLOCATE),
-	PMUV3_EV(l2d_cache_allocate, ARMV8_PMUV3_PERFCTR_L2D_CACHE_ALLOCATE),
-	PMUV3_EV(br_retired, ARMV8_PMUV3_PERFCTR_BR_RETIRED),
-	PMUV3_EV(br_mis_pred_retired, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED_RETIRED),
-	PMUV3_EV(stall_frontend, ARMV8_PMUV3_PERFCTR_STALL_FRONTEND),
-	PMUV3_EV(stall_backend, ARMV8_PMUV3_PERFCTR_STALL_BACKEND),
-	PMUV3_EV(l1d_tlb, ARMV8_PMUV3_PERFCTR_L1D_TLB),
-	PMUV3_EV(l1i_tlb, ARMV8_PMUV3_PERFCTR_L1I_TLB),
-	PMUV3_EV(l2i_cache, ARMV8_PMUV3_PERFCTR_L2I_CACHE),
-	PMUV3_EV(l2i_cache_refill, ARMV8_PMUV3_PERFCTR_L2I_CACHE_REFILL),
-	PMUV3_EV(l3d_cache_allocate, ARMV8_PMUV3_PERFCTR_L3D_CACHE_ALLOCATE),
-	PMUV3_EV(l3d_cache_refill, ARMV8_PMUV3_PERFCTR_L3D_CACHE_REFILL),
-	PMUV3_EV(l3d_cache, ARMV8_PMUV3_PERFCTR_L3D_CACHE),
-	PMUV3_EV(l3d_cache_wb, ARMV8_PMUV3_PERFCTR_L3D_CACHE_WB),
-	PMUV3_EV(l2d_tlb_refill, ARMV8_PMUV3_PERFCTR_L2D_TLB_REFILL),
-	PMUV3_EV(l2i_tlb_refill, ARMV8_PMUV3_PERFCTR_L2I_TLB_REFILL),
-	PMUV3_EV(l2d_tlb, ARMV8_PMUV3_PERFCTR_L2D_TLB),
-	PMUV3_EV(l2i_tlb, ARMV8_PMUV3_PERFCTR_L2I_TLB),
-	PMUV3_EV(remote_access, ARMV8_PMUV3_PERFCTR_REMOTE_ACCESS),
-	PMUV3_EV(ll_cache, ARMV8_PMUV3_PERFCTR_LL_CACHE),
-	PMUV3_EV(ll_cache_miss, ARMV8_PMUV3_PERFCTR_LL_CACHE_MISS),
-	PMUV3_EV(dtlb_walk, ARMV8_PMUV3_PERFCTR_DTLB_WALK),
-	PMUV3_EV(itlb_walk, ARMV8_PMUV3_PERFCTR_ITLB_WALK),
-	PMUV3_EV(ll_cache_rd, ARMV8_PMUV3_PERFCTR_LL_CACHE_RD),
-	PMUV3_EV(ll_cache_miss_rd, ARMV8_PMUV3_PERFCTR_LL_CACHE_MISS_RD),
-	PMUV3_EV(remote_access_rd, ARMV8_PMUV3_PERFCTR_REMOTE_ACCESS_RD),
-	PMUV3_EV(l1d_cache_lmiss_rd, ARMV8_PMUV3_PERFCTR_L1D_CACHE_LMISS_RD),
-	PMUV3_EV(op_retired, ARMV8_PMUV3_PERFCTR_OP_RETIRED),
-	PMUV3_EV(op_spec, ARMV8_PMUV3_PERFCTR_OP_SPEC),
-	PMUV3_EV(stall, ARMV8_PMUV3_PERFCTR_STALL),
-	PMUV3_EV(stall_slot_backend, ARMV8_PMUV3_PERFCTR_STALL_SLOT_BACKEND),
-	PMUV3_EV(stall_slot_frontend, ARMV8_PMUV3_PERFCTR_STALL_SLOT_FRONTEND),
-	PMUV3_EV(stall_slot, ARMV8_PMUV3_PERFCTR_STALL_SLOT),
-};
-
-static struct pfm_event_desc pmuv3_events[ARRAY_SIZE(pmuv3_common_events)];
-
-/* Name the implemented common events; returns how many. */
-static u16 pmuv3_list_events(void)
-{
-	u16 i, n = 0;
-
-	for (i = 0; i < ARRAY_SIZE(pmuv3_common_events); i++)
-		if (pmuv3_event_ok(pmuv3_common_events[i].code))
-			pmuv3_events[n++] = pmuv3_common_events[i];
-	return n;
-}
-
-static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
-			   u64 value)
-{
-	if (cnum == PMUV3_CYCLE_IDX)
-		return 0;
-	return pmuv3_event_ok(value & ARMV8_PMU_EVTYPE_EVENT) ? 0 : -EINVAL;
-}
-
-/*
- * Does the filter count a privileged level?  EL1 is counted while P is
- * clear; with EL3, Non-secure EL1 is counted while NSK equals P, so a
- * set NSK counts it under a set P.  EL2 is counted while NSH is set.
- * User level only: P set, NSK and NSH clear.
- */
-static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
-			  u64 value)
-{
-	if (!(value & ARMV8_PMU_EXCLUDE_EL1) || (value & PMUV3_KERNEL_FILTERS))
-		return PFM_PMC_PRIV_KERNEL;
-	return 0;
-}
-
-/*
- * The same filter counting EL0 only (for a default the context may not
- * use): P set, NSK and NSH clear; U and NSU, which only narrow it, and
- * the event are kept.
- */
-static u64 pmuv3_pmc_user_val(const struct pfm_pmu_config *pmu, u16 cnum,
-			      u64 value)
-{
-	return (value | ARMV8_PMU_EXCLUDE_EL1) & ~PMUV3_KERNEL_FILTERS;
 }
 
 static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
@@ -396,13 +223,6 @@ static u32 pmuv3_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
 static struct pfm_pmu_config pmuv3_pmu = {
 	.pmu_name	 = "armv8_pmuv3",
 	.owner		 = THIS_MODULE,
-	.pmc_desc	 = pmuv3_pmc_desc,
-	.num_pmc_entries = PMUV3_NUM_REGS,
-	.pmd_desc	 = pmuv3_pmd_desc,
-	.num_pmd_entries = PMUV3_NUM_REGS,
-	.pmc_write_check = pmuv3_pmc_check,
-	.pmc_priv	 = pmuv3_pmc_priv,
-	.pmc_user_val	 = pmuv3_pmc_user_val,
 	.write_pmc	 = pmuv3_write_pmc,
 	.write_pmd	 = pmuv3_write_pmd,
 	.read_pmd	 = pmuv3_read_pmd,
@@ -415,7 +235,6 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.cfg_check	 = pmuv3_cfg_check,
 	.load_cfg	 = pmuv3_load_cfg,
 	.user_index	 = pmuv3_user_index,
-	.events		 = pmuv3_events,
 };
 
 /*
@@ -473,63 +292,6 @@ static int pmuv3_cpu_pm_notify(struct notifier_block *nb, unsigned long cmd,
 static struct notifier_block pmuv3_cpu_pm_nb = {
 	.notifier_call = pmuv3_cpu_pm_notify,
 };
-
-/* Describe counter @idx: its PMC (filters, event) and PMD. */
-static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
-{
-	bool cycles = idx == PMUV3_CYCLE_IDX;
-	struct pfm_regmap_desc *c = &pmuv3_pmc_desc[idx];
-	struct pfm_regmap_desc *d = &pmuv3_pmd_desc[idx];
-
-	if (cycles) {
-		snprintf(pmuv3_names[0][idx], PFM_NAME_LEN, "PMCCFILTR_EL0");
-		snprintf(pmuv3_names[1][idx], PFM_NAME_LEN, "PMCCNTR_EL0");
-		c->hw_addr = SYS_PMCCFILTR_EL0;
-		d->hw_addr = SYS_PMCCNTR_EL0;
-	} else {
-		snprintf(pmuv3_names[0][idx], PFM_NAME_LEN, "PMEVTYPER%u_EL0", idx);
-		snprintf(pmuv3_names[1][idx], PFM_NAME_LEN, "PMEVCNTR%u_EL0", idx);
-		c->hw_addr = SYS_PMEVTYPERn_EL0(idx);
-		d->hw_addr = SYS_PMEVCNTRn_EL0(idx);
-	}
-	c->type = PFM_REGT_IMPL;
-	c->name = pmuv3_names[0][idx];
-	c->rsvd_msk = ~(PMUV3_FILTERS | (cycles ? 0 : evt_mask));
-	d->type = PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR;
-	d->name = pmuv3_names[1][idx];
-}
-
-/* Read this CPU's PMU identification; -ENODEV without a PMUv3. */
-static int pmuv3_probe_regs(void)
-{
-	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
-	unsigned int i;
-	u64 evt_mask;
-
-	pmuv3.pmuver = FIELD_GET(ID_AA64DFR0_EL1_PMUVer, dfr0);
-	if (pmuv3.pmuver < ID_AA64DFR0_EL1_PMUVer_IMP ||
-	    pmuv3.pmuver == ID_AA64DFR0_EL1_PMUVer_IMP_DEF) {
-		pr_info("no PMUv3 on this CPU (ID_AA64DFR0_EL1.PMUVer %u)\n",
-			pmuv3.pmuver);
-		return -ENODEV;
-	}
-	pmuv3.num_ctrs = pfm_pmcr_n(read_sysreg(pmcr_el0));
-	pmuv3.long_ctrs = long_counters &&
-			  pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P5;
-	pmuv3.ctr_mask = GENMASK(pmuv3.num_ctrs - 1, 0) | BIT(PMUV3_CYCLE_IDX);
-	if (!pmuv3.num_ctrs)
-		pmuv3.ctr_mask = BIT(PMUV3_CYCLE_IDX);
-	pmuv3.pmceid[0] = read_sysreg(pmceid0_el0);
-	pmuv3.pmceid[1] = read_sysreg(pmceid1_el0);
-	evt_mask = pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P1 ?
-		   ARMV8_PMU_EVTYPE_EVENT : PMUV3_EVTYPE_EVENT_V3;
-	for (i = 0; i < pmuv3.num_ctrs; i++)
-		pmuv3_add_counter(i, evt_mask);
-	pmuv3_add_counter(PMUV3_CYCLE_IDX, evt_mask);
-	pmuv3_pmu.counter_width = pmuv3.long_ctrs ? 64 : 32;
-	pmuv3_pmu.num_events = pmuv3_list_events();
-	return 0;
-}
 
 /* The PMU interrupt from the device tree; 0 when there is none. */
 static int pmuv3_dt_irq(void)
@@ -589,28 +351,28 @@ static int pmuv3_request_irq(void)
 {
 	int ret;
 
-	pmuv3.irq = pmuv3_dt_irq();
-	if (!pmuv3.irq)
-		pmuv3.irq = pmuv3_acpi_irq();
-	if (!pmuv3.irq) {
+	pmuv3_irq = pmuv3_dt_irq();
+	if (!pmuv3_irq)
+		pmuv3_irq = pmuv3_acpi_irq();
+	if (!pmuv3_irq) {
 		pr_err("no PMU interrupt in the firmware description (DT \"arm,armv8-pmuv3\" or ACPI MADT): overflows cannot be handled\n");
 		return -ENODEV;
 	}
-	if (!irq_is_percpu_devid(pmuv3.irq)) {
+	if (!irq_is_percpu_devid(pmuv3_irq)) {
 		pr_err("PMU interrupt %d is not a per-CPU interrupt (PPI); SPI-wired PMUs are not supported\n",
-		       pmuv3.irq);
+		       pmuv3_irq);
 		return -ENODEV;
 	}
 	pmuv3_irq_cookie = alloc_percpu(int);
 	if (!pmuv3_irq_cookie)
 		return -ENOMEM;
-	ret = request_percpu_irq(pmuv3.irq, pmuv3_irq_handler, "perfmon-pmuv3",
+	ret = request_percpu_irq(pmuv3_irq, pmuv3_irq_handler, "perfmon-pmuv3",
 				 pmuv3_irq_cookie);
 	if (ret == -EBUSY)
 		pr_err("PMU interrupt %d is owned by the builtin PMUv3 driver (arm-pmu): boot with %s to leave it to perfmon\n",
-		       pmuv3.irq, pmuv3_boot_fix);
+		       pmuv3_irq, pmuv3_boot_fix);
 	else if (ret)
-		pr_err("cannot request PMU interrupt %d (%d)\n", pmuv3.irq, ret);
+		pr_err("cannot request PMU interrupt %d (%d)\n", pmuv3_irq, ret);
 	if (ret)
 		free_percpu(pmuv3_irq_cookie);
 	return ret;
@@ -618,7 +380,7 @@ static int pmuv3_request_irq(void)
 
 static void pmuv3_free_irq(void)
 {
-	free_percpu_irq(pmuv3.irq, pmuv3_irq_cookie);
+	free_percpu_irq(pmuv3_irq, pmuv3_irq_cookie);
 	free_percpu(pmuv3_irq_cookie);
 }
 
@@ -626,7 +388,7 @@ static int __init pfm_pmuv3_init(void)
 {
 	int ret;
 
-	ret = pmuv3_probe_regs();
+	ret = pmuv3_probe_map(&pmuv3_pmu, long_counters);
 	if (ret)
 		return ret;
 	ret = pmuv3_request_irq();
@@ -640,7 +402,7 @@ static int __init pfm_pmuv3_init(void)
 		goto unregister_cpu_pm;
 	pr_info("PMUv3 (PMUVer %u): %u event counters + cycle counter, %u-bit, interrupt %d\n",
 		pmuv3.pmuver, pmuv3.num_ctrs, pmuv3_pmu.counter_width,
-		pmuv3.irq);
+		pmuv3_irq);
 	return 0;
 
 unregister_cpu_pm:

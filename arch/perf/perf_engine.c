@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfm_perf: a PMU description whose counters are perf_events kernel
+ * counters, for kernels where perf owns the PMU (the builtin arm64 PMUv3
+ * driver, the x86 NMI watchdog) and other perf users stay.  It presents
+ * the CPU's own register map (pfp_map_probe()): a program writes the PMC
+ * values it writes for the native description.
+ *
+ * Each counter PMD n a context uses (in any of its sets), with the value
+ * of PMC n in that set, is backed by one pinned kernel counter of the
+ * monitored thread (perf switches it with the thread, before perfmon's
+ * own hooks) or of the monitored CPU.  perf's calls sleep and the
+ * register ops run with interrupts off, so:
+ *   - counters are created and released in process context, after each
+ *     call that changes what the context counts (ctx_sync);
+ *   - the register ops only read a counter (pmu->read() where it runs:
+ *     this CPU, as perf_event_read_local(), which is not exported) and
+ *     move software state: a PMD is its value at the last write, start
+ *     or read plus what its counter counted since (struct pfp_ctr);
+ *   - the counters of the sets not active are kept disabled, so that a
+ *     set may count what perf has room for alone: a set switch in an
+ *     interrupt enables and disables them later, from a work item
+ *     (the events between the switch and that work are not counted:
+ *     Documentation/pmu-description.rst);
+ *   - overflows: each counter samples with the period that ends at its
+ *     PMD's wrap (perf_event's sample_period, changed where it runs as
+ *     KVM's PMU emulation does); the overflow handler reports the wrap
+ *     with pfm_interrupt() when the context is live there, from an
+ *     irq_work when perf called it where the core may not run (NMI, the
+ *     scheduler).
+ * Counters perf cannot schedule (all taken by other users) make the
+ * call that needs them fail with -EBUSY and a log line.
+ *
+ * Locking: pfp_ctx.lock (raw, interrupts off) guards the software state
+ * the register ops and sync share; it nests inside the core's context
+ * lock.  pfp_ctx.mutex serializes perf calls on the context's counters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "pfm_perf.h"
+
+/* Counters presented at most: PMC/PMD n for n below this. */
+#define PFP_MAX_CTRS	64
+
+struct pfp_ctx;
+
+/**
+ * struct pfp_ev - one perf kernel counter of a context
+ * @node: in pfp_ctx.evs
+ * @pe: the counter
+ * @pc: its context's state (the overflow handler's way back)
+ * @value: the PMC value it counts for
+ * @cnum: the PMC/PMD pair it backs
+ * @keep: wanted by the sets as the last sync saw them
+ * @active: wanted by the active set as the last sync saw it
+ * @enabled: enabled in perf (pfp_ctx.mutex)
+ */
+struct pfp_ev {
+	struct list_head node;
+	struct perf_event *pe;
+	struct pfp_ctx *pc;
+	u64 value;
+	u16 cnum;
+	bool keep;
+	bool active;
+	bool enabled;
+};
+
+/**
+ * struct pfp_ctr - a PMD as the context's live set sees it
+ * @ev: the counter behind it, or NULL: it does not count
+ * @base: its value (the implemented bits) when @ev counted @snap
+ * @snap: @ev's count when @base was taken
+ * @over: it wrapped and the core has not been told: it reads as its
+ *        highest value until then (the core's rule)
+ */
+struct pfp_ctr {
+	struct pfp_ev *ev;
+	u64 base;
+	u64 snap;
+	bool over;
+};
+
+/**
+ * struct pfp_ctx - pfm_perf's state of one perfmon context
+ * @lock: guards @ctr, @running and the membership of @evs
+ * @ctr: the PMDs of the live set
+ * @running: between start and stop
+ * @evs: its counters (struct pfp_ev)
+ * @mutex: perf calls on @evs, and @task and @cpu
+ * @task: the thread @evs count (reference held), or NULL
+ * @cpu: the CPU @evs count, or -1
+ * @apply_iw: a set switch rebound counters: enable and disable them
+ * @apply_work: ... from process context
+ * @ovfl_iw: reports an overflow perf signalled where the core may not run
+ * @ovfl_busy: @ovfl_regs is taken
+ * @ovfl_regs: the registers of that overflow
+ */
+struct pfp_ctx {
+	raw_spinlock_t lock;
+	struct pfp_ctr ctr[PFP_MAX_CTRS];
+	bool running;
+	struct list_head evs;
+	struct mutex mutex;	/* perf calls on @evs */
+	struct task_struct *task;
+	int cpu;
+	struct irq_work apply_iw;
+	struct work_struct apply_work;
+	struct irq_work ovfl_iw;
+	unsigned long ovfl_busy;
+	struct pt_regs ovfl_regs;
+};
+
+static struct pfm_pmu_config pfp_pmu;
+
+/* @pe's count, brought up to date where it runs (this CPU). */
+static u64 pfp_count(struct perf_event *pe)
+{
+	if (READ_ONCE(pe->oncpu) == smp_processor_id())
+		pe->pmu->read(pe);
+	return local64_read(&pe->count);
+}
+
+/* Add what @c's counter counted since the last fold; note a wrap. */
+static void pfp_fold(struct pfp_ctx *pc, struct pfp_ctr *c)
+{
+	u64 mask = pfp_pmu.ovfl_mask;
+	u64 now, sum;
+
+	if (!pc->running || !c->ev)
+		return;
+	now = pfp_count(c->ev->pe);
+	sum = c->base + (now - c->snap);
+	if (sum < c->base || sum > mask)
+		c->over = true;
+	c->base = sum & mask;
+	c->snap = now;
+}
+
+/*
+ * Sample at the PMD's wrap.  Where the counter runs, it is stopped and
+ * started around the change so that perf reloads it now, as KVM does;
+ * not while perf throttles it (hw.interrupts at perf's MAX_INTERRUPTS,
+ * ~0, kernel/events/core.c): perf starts it again at a tick, from the
+ * period left set here.
+ */
+static void pfp_arm(struct pfp_ctr *c)
+{
+	struct perf_event *pe = c->ev->pe;
+	u64 left = pfp_pmu.ovfl_mask - c->base + 1;
+	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
+		    pe->hw.interrupts != ~0ULL;
+
+	if (!left || left > S64_MAX)
+		left = S64_MAX;
+	if (here)
+		pe->pmu->stop(pe, PERF_EF_UPDATE);
+	pe->attr.sample_period = left;
+	pe->hw.sample_period = left;
+	local64_set(&pe->hw.period_left, left);
+	if (here)
+		pe->pmu->start(pe, PERF_EF_RELOAD);
+	c->snap = pfp_count(pe);
+}
+
+/* The counter of the context for PMC @cnum with @value, or NULL. */
+static struct pfp_ev *pfp_find(struct pfp_ctx *pc, u16 cnum, u64 value)
+{
+	struct pfp_ev *ev;
+
+	list_for_each_entry(ev, &pc->evs, node)
+		if (ev->cnum == cnum && ev->value == value)
+			return ev;
+	return NULL;
+}
+
+static struct pfp_ctx *pfp_live(void)
+{
+	struct pfp_ctx *pc = pfm_pmu_live_priv();
+
+	WARN_ON_ONCE(!pc);
+	return pc;
+}
+
+static void pfp_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctr *c;
+	struct pfp_ev *ev;
+
+	if (!pc || cnum >= PFP_MAX_CTRS)
+		return;
+	c = &pc->ctr[cnum];
+	raw_spin_lock(&pc->lock);
+	ev = pfp_find(pc, cnum, value);
+	if (ev != c->ev) {
+		pfp_fold(pc, c);
+		c->ev = ev;
+		if (ev)
+			pfp_arm(c);
+		/* Enable the new counter, disable the old one. */
+		irq_work_queue(&pc->apply_iw);
+	}
+	raw_spin_unlock(&pc->lock);
+}
+
+static void pfp_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+{
+	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctr *c;
+
+	if (!pc || cnum >= PFP_MAX_CTRS)
+		return;
+	c = &pc->ctr[cnum];
+	raw_spin_lock(&pc->lock);
+	c->base = value & pmu->ovfl_mask;
+	c->over = false;
+	if (c->ev)
+		pfp_arm(c);
+	raw_spin_unlock(&pc->lock);
+}
+
+static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+{
+	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctr *c;
+	u64 v;
+
+	if (!pc || cnum >= PFP_MAX_CTRS)
+		return 0;
+	c = &pc->ctr[cnum];
+	raw_spin_lock(&pc->lock);
+	pfp_fold(pc, c);
+	v = c->over ? pmu->ovfl_mask : c->base;
+	raw_spin_unlock(&pc->lock);
+	return v;
+}
+
+static void pfp_start(struct pfm_pmu_config *pmu)
+{
+	struct pfp_ctx *pc = pfp_live();
+	unsigned int i;
+
+	if (!pc)
+		return;
+	raw_spin_lock(&pc->lock);
+	for (i = 0; i < PFP_MAX_CTRS; i++)
+		if (pc->ctr[i].ev)
+			pfp_arm(&pc->ctr[i]);
+	pc->running = true;
+	raw_spin_unlock(&pc->lock);
+}
+
+static void pfp_stop(struct pfm_pmu_config *pmu)
+{
+	struct pfp_ctx *pc = pfp_live();
+	unsigned int i;
+
+	if (!pc)
+		return;
+	raw_spin_lock(&pc->lock);
+	for (i = 0; i < PFP_MAX_CTRS; i++)
+		pfp_fold(pc, &pc->ctr[i]);
+	pc->running = false;
+	raw_spin_unlock(&pc->lock);
+}
+
+/*
+ * A counter's period ended: when its PMD wrapped, tell the core (which
+ * reads and may reload it); else perf's period was shorter than the
+ * distance to the wrap, or ran while the context did not count: the
+ * next period ends at the wrap again.
+ */
+static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
+{
+	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	struct pfp_ctr *c;
+	unsigned int i;
+
+	if (pfm_pmu_live_priv() != pc)
+		return;		/* not live here: the PMD holds at its top */
+	bitmap_zero(ovfl, PFM_MAX_PMDS);
+	raw_spin_lock(&pc->lock);
+	for (i = 0; i < PFP_MAX_CTRS; i++) {
+		c = &pc->ctr[i];
+		if (!c->ev)
+			continue;
+		pfp_fold(pc, c);
+		if (c->over) {
+			c->over = false;
+			__set_bit(i, ovfl);
+		}
+		pfp_arm(c);
+	}
+	raw_spin_unlock(&pc->lock);
+	if (!bitmap_empty(ovfl, PFM_MAX_PMDS))
+		pfm_interrupt(ovfl, regs);
+}
+
+static void pfp_ovfl_irq_work(struct irq_work *iw)
+{
+	struct pfp_ctx *pc = container_of(iw, struct pfp_ctx, ovfl_iw);
+
+	pfp_report(pc, &pc->ovfl_regs);
+	clear_bit_unlock(0, &pc->ovfl_busy);
+}
+
+/*
+ * perf's overflow handler.  A hardware counter's interrupt may report
+ * at once (interrupts off, not an NMI); software counters overflow in
+ * the scheduler, timers or a tracepoint, where the core's locks may not
+ * be taken: they report from an irq_work, with a copy of the registers.
+ */
+static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
+			 struct pt_regs *regs)
+{
+	struct pfp_ev *ev = pe->overflow_handler_context;
+	struct pfp_ctx *pc = ev->pc;
+
+	if (!is_software_event(pe) && !in_nmi() && irqs_disabled()) {
+		pfp_report(pc, regs);
+		return;
+	}
+	if (!test_and_set_bit_lock(0, &pc->ovfl_busy)) {
+		pc->ovfl_regs = *regs;
+		irq_work_queue(&pc->ovfl_iw);
+	}
+}
+
+/* Is @ev backing a PMD of the live set? */
+static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
+	__must_hold(&pc->lock)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&pc->lock);
+	for (i = 0; i < PFP_MAX_CTRS; i++)
+		if (pc->ctr[i].ev == ev)
+			return true;
+	return false;
+}
+
+static void pfp_log_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
+{
+	if (pc->task)
+		pr_info_ratelimited("perf has no free counter for PMC%u (%#llx) of thread %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
+				    ev->cnum, ev->value, task_pid_nr(pc->task));
+	else
+		pr_info_ratelimited("perf has no free counter for PMC%u (%#llx) on CPU %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
+				    ev->cnum, ev->value, pc->cpu);
+}
+
+/*
+ * Enable the counters the live set uses (or, before the context is
+ * live, its active set), disable the others: first the others, to make
+ * room.  Return: 0, or -EBUSY when perf could not schedule one it
+ * enabled where it runs now (error state: pinned, no room).
+ */
+static int pfp_apply(struct pfp_ctx *pc)
+{
+	struct pfp_ev *ev;
+	unsigned long flags;
+	bool bound;
+	int pass, ret = 0;
+
+	lockdep_assert_held(&pc->mutex);
+	for (pass = 0; pass < 2; pass++) {
+		list_for_each_entry(ev, &pc->evs, node) {
+			raw_spin_lock_irqsave(&pc->lock, flags);
+			bound = pfp_bound(pc, ev) || ev->active;
+			raw_spin_unlock_irqrestore(&pc->lock, flags);
+			if (!pass && !bound && ev->enabled) {
+				perf_event_disable(ev->pe);
+				ev->enabled = false;
+			} else if (pass && bound) {
+				if (!ev->enabled ||
+				    ev->pe->state == PERF_EVENT_STATE_ERROR)
+					perf_event_enable(ev->pe);
+				ev->enabled = true;
+				if (ev->pe->state == PERF_EVENT_STATE_ERROR) {
+					pfp_log_busy(pc, ev);
+					ret = -EBUSY;
+				}
+			}
+		}
+	}
+	return ret;
+}
+
+static void pfp_apply_work(struct work_struct *work)
+{
+	struct pfp_ctx *pc = container_of(work, struct pfp_ctx, apply_work);
+
+	mutex_lock(&pc->mutex);
+	pfp_apply(pc);
+	mutex_unlock(&pc->mutex);
+}
+
+static void pfp_apply_irq_work(struct irq_work *iw)
+{
+	schedule_work(&container_of(iw, struct pfp_ctx, apply_iw)->apply_work);
+}
+
+/* Release @ev, which no PMD of the live set uses. */
+static void pfp_ev_free(struct pfp_ctx *pc, struct pfp_ev *ev)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	list_del(&ev->node);
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	perf_event_release_kernel(ev->pe);
+	kfree(ev);
+}
+
+/* Release every counter: the context has another target, or none. */
+static void pfp_release_all(struct pfp_ctx *pc)
+{
+	struct pfp_ev *ev, *tmp;
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_assert_held(&pc->mutex);
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	for (i = 0; i < PFP_MAX_CTRS; i++)
+		pc->ctr[i].ev = NULL;
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	list_for_each_entry_safe(ev, tmp, &pc->evs, node)
+		pfp_ev_free(pc, ev);
+	if (pc->task)
+		put_task_struct(pc->task);
+	pc->task = NULL;
+	pc->cpu = -1;
+}
+
+/* Create the counter for PMC @cnum with @value, disabled. */
+static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
+			 bool active)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.pinned = 1,
+		.disabled = 1,
+		.sample_period = S64_MAX,
+	};
+	struct perf_event *pe;
+	unsigned long flags;
+	struct pfp_ev *ev;
+	int ret;
+
+	ret = pfp_map_attr(cnum, value, &attr);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	ev->pc = pc;
+	ev->cnum = cnum;
+	ev->value = value;
+	ev->keep = true;
+	ev->active = active;
+	pe = perf_event_create_kernel_counter(&attr, pc->task ? -1 : pc->cpu,
+					      pc->task, pfp_overflow, ev);
+	if (IS_ERR(pe)) {
+		pr_info_ratelimited("perf refused PMC%u (%#llx): perf event type %u config %#llx, error %ld\n",
+				    cnum, value, attr.type, attr.config,
+				    PTR_ERR(pe));
+		kfree(ev);
+		return PTR_ERR(pe);
+	}
+	ev->pe = pe;
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	list_add_tail(&ev->node, &pc->evs);
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	return 1;
+}
+
+/*
+ * Have a counter for each used counter PMD of @set; 1 when one is new.
+ * Created from the highest number down: perf schedules pinned counters
+ * in the order they were created, and a map's dedicated counter comes
+ * last (PMUv3: PMC31, whose CPU_CYCLES perf then puts on the cycle
+ * counter, not on an event counter another PMC needs).
+ */
+static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
+			bool active)
+{
+	unsigned int i = min_t(unsigned int, pfp_pmu.max_pmd, pfp_pmu.max_pmc);
+	struct pfp_ev *ev;
+	int ret, created = 0;
+
+	while (i--) {
+		if (!test_bit(i, set->used_pmds) ||
+		    !test_bit(i, pfp_pmu.cnt_pmds) ||
+		    !test_bit(i, pfp_pmu.impl_pmcs))
+			continue;
+		ev = pfp_find(pc, i, set->pmcs[i]);
+		if (ev) {
+			ev->keep = true;
+			ev->active |= active;
+			continue;
+		}
+		ret = pfp_ev_create(pc, i, set->pmcs[i], active);
+		if (ret < 0)
+			return ret;
+		created |= ret;
+	}
+	return created;
+}
+
+/* Release the counters no set wants and the live set does not use. */
+static void pfp_reap(struct pfp_ctx *pc)
+{
+	struct pfp_ev *ev, *tmp;
+	unsigned long flags;
+	bool bound;
+
+	list_for_each_entry_safe(ev, tmp, &pc->evs, node) {
+		raw_spin_lock_irqsave(&pc->lock, flags);
+		bound = pfp_bound(pc, ev);
+		raw_spin_unlock_irqrestore(&pc->lock, flags);
+		if (!ev->keep && !bound)
+			pfp_ev_free(pc, ev);
+	}
+}
+
+static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
+			const struct pfm_pmu_vctx *vc)
+{
+	struct pfp_ctx *pc = priv;
+	struct pfp_ev *ev;
+	unsigned int i;
+	int ret, created = 0;
+
+	mutex_lock(&pc->mutex);
+	if (vc->task != pc->task || vc->cpu != pc->cpu) {
+		pfp_release_all(pc);
+		if (vc->task)
+			get_task_struct(vc->task);
+		pc->task = vc->task;
+		pc->cpu = vc->cpu;
+	}
+	list_for_each_entry(ev, &pc->evs, node) {
+		ev->keep = false;
+		ev->active = false;
+	}
+	for (i = 0; i < vc->nr_sets; i++) {
+		ret = pfp_sync_set(pc, &vc->sets[i], i == vc->active);
+		if (ret < 0)
+			goto unlock;
+		created |= ret;
+	}
+	ret = created;
+	if (!created) {
+		pfp_reap(pc);
+		ret = pfp_apply(pc);
+	}
+unlock:
+	mutex_unlock(&pc->mutex);
+	return ret;
+}
+
+static void *pfp_ctx_alloc(struct pfm_pmu_config *pmu)
+{
+	struct pfp_ctx *pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+
+	if (!pc)
+		return NULL;
+	raw_spin_lock_init(&pc->lock);
+	INIT_LIST_HEAD(&pc->evs);
+	mutex_init(&pc->mutex);
+	pc->cpu = -1;
+	pc->apply_iw = IRQ_WORK_INIT_HARD(pfp_apply_irq_work);
+	INIT_WORK(&pc->apply_work, pfp_apply_work);
+	pc->ovfl_iw = IRQ_WORK_INIT_HARD(pfp_ovfl_irq_work);
+	return pc;
+}
+
+/* The context is not live anywhere: nothing queues the works again. */
+static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
+{
+	struct pfp_ctx *pc = priv;
+
+	irq_work_sync(&pc->apply_iw);
+	cancel_work_sync(&pc->apply_work);
+	mutex_lock(&pc->mutex);
+	pfp_release_all(pc);
+	mutex_unlock(&pc->mutex);
+	irq_work_sync(&pc->ovfl_iw);
+	mutex_destroy(&pc->mutex);
+	kfree(pc);
+}
+
+static struct pfm_pmu_config pfp_pmu = {
+	.owner		= THIS_MODULE,
+	.write_pmc	= pfp_write_pmc,
+	.write_pmd	= pfp_write_pmd,
+	.read_pmd	= pfp_read_pmd,
+	.start		= pfp_start,
+	.stop		= pfp_stop,
+	.ctx_alloc	= pfp_ctx_alloc,
+	.ctx_free	= pfp_ctx_free,
+	.ctx_sync	= pfp_ctx_sync,
+};
+
+static int __init pfm_perf_init(void)
+{
+	int ret;
+
+	ret = pfp_map_probe(&pfp_pmu);
+	if (ret)
+		return ret;
+	if (pfp_pmu.num_pmd_entries > PFP_MAX_CTRS) {
+		pr_err("the register map has %u PMDs, more than the %u pfm_perf backs\n",
+		       pfp_pmu.num_pmd_entries, PFP_MAX_CTRS);
+		return -EINVAL;
+	}
+	ret = pfm_pmu_register(&pfp_pmu);
+	if (!ret)
+		pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name,
+			pfp_pmu.num_pmds);
+	return ret;
+}
+
+/* No context holds the module any more: every counter is released. */
+static void __exit pfm_perf_exit(void)
+{
+	pfm_pmu_unregister(&pfp_pmu);
+}
+
+module_init(pfm_perf_init);
+module_exit(pfm_perf_exit);
+
+MODULE_DESCRIPTION("perfmon: PMU description over perf_events kernel counters");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfm_perf's two halves: the engine (perf_engine.c), which backs each
+ * counter a context uses with a perf_events kernel counter, and the
+ * architecture's register map (perf_pmuv3.c on arm64), which says what
+ * the registers are and which perf event a PMC value counts.
+ */
+#ifndef _PFM_PERF_H
+#define _PFM_PERF_H
+
+#include <linux/perf_event.h>
+#include <perfmon/pmu.h>
+
+/**
+ * pfp_map_probe() - fill the register map part of a description
+ * @pmu: the description: its register tables, checks, events and
+ *       counter width; the engine fills the rest
+ *
+ * Each PMC n controls counter PMD n.
+ *
+ * Return: 0, or -ENODEV when the CPU has nothing this map describes.
+ */
+int pfp_map_probe(struct pfm_pmu_config *pmu);
+
+/**
+ * pfp_map_attr() - the perf event PMC @cnum with @value counts
+ * @cnum: the PMC, one the map implements
+ * @value: a value the core accepted for it
+ * @attr: type, config and exclude_* bits to fill (zeroed by the caller)
+ *
+ * Return: 0; -ENOENT when the value counts nothing (no counter needed).
+ */
+int pfp_map_attr(u16 cnum, u64 value, struct perf_event_attr *attr);
+
+#endif /* _PFM_PERF_H */
