@@ -203,7 +203,7 @@ TEST(attach_to_another_thread_and_end_message)
 	union pfarg_msg msg;
 	struct spinner sp;
 	clockid_t cid;
-	uint64_t c0, c1, v, after;
+	uint64_t o0, c0, c1, o1, v, after;
 	int fd, tid;
 
 	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
@@ -213,16 +213,26 @@ TEST(attach_to_another_thread_and_end_message)
 	ASSERT_EQ(0, pthread_getcpuclockid(sp.thread, &cid));
 	ASSERT_EQ(0, pfm_load(fd, tid));
 	usleep(20000);			/* let the hook go in */
+	o0 = clock_ns(cid);
 	ASSERT_EQ(0, start0(fd));
 	c0 = clock_ns(cid);
 	usleep(200000);
-	ASSERT_EQ(0, pfm_stop(fd));
 	c1 = clock_ns(cid);
+	ASSERT_EQ(0, pfm_stop(fd));
+	o1 = clock_ns(cid);
 	v = pfm_read_pmd(fd, 0, 0);
-	TH_LOG("other thread: %llu ns counted, %llu ns ran",
-	       (unsigned long long)v, (unsigned long long)(c1 - c0));
-	/* The window's two ends are read around IPIs: 5%. */
-	EXPECT_TRUE(within_pct(v, c1 - c0, 5.0));
+	TH_LOG("other thread: %llu ns counted, %llu to %llu ns ran",
+	       (unsigned long long)v, (unsigned long long)(c1 - c0),
+	       (unsigned long long)(o1 - o0));
+	/*
+	 * The counting window lies between the thread's CPU time read
+	 * inside start and stop and the time read outside them: a monitor
+	 * the host preempts between a call and its clock read moves only
+	 * the outer bound (seen: 233 ms counted, 209 ms between the inner
+	 * reads, two guests on two cores).  5% on each side.
+	 */
+	EXPECT_LE(v, (o1 - o0) + (o1 - o0) / 20);
+	EXPECT_GE(v, (c1 - c0) - (c1 - c0) / 20);
 
 	/* Its end: PFM_MSG_END, the context unloads, reads still work. */
 	spinner_stop(&sp);
