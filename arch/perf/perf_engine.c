@@ -255,7 +255,7 @@ static void pfp_start(struct pfm_pmu_config *pmu)
 	if (!pc)
 		return;
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < PFP_MAX_CTRS; i++)
+	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		if (pc->ctr[i].ev)
 			pfp_arm(&pc->ctr[i]);
 	pc->running = true;
@@ -270,7 +270,7 @@ static void pfp_stop(struct pfm_pmu_config *pmu)
 	if (!pc)
 		return;
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < PFP_MAX_CTRS; i++)
+	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		pfp_fold(pc, &pc->ctr[i]);
 	pc->running = false;
 	raw_spin_unlock(&pc->lock);
@@ -292,7 +292,7 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 		return;		/* not live here: the PMD holds at its top */
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < PFP_MAX_CTRS; i++) {
+	for (i = 0; i < pfp_pmu.max_pmd; i++) {
 		c = &pc->ctr[i];
 		if (!c->ev)
 			continue;
@@ -345,7 +345,7 @@ static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
 	unsigned int i;
 
 	lockdep_assert_held(&pc->lock);
-	for (i = 0; i < PFP_MAX_CTRS; i++)
+	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		if (pc->ctr[i].ev == ev)
 			return true;
 	return false;
@@ -433,7 +433,7 @@ static void pfp_release_all(struct pfp_ctx *pc)
 
 	lockdep_assert_held(&pc->mutex);
 	raw_spin_lock_irqsave(&pc->lock, flags);
-	for (i = 0; i < PFP_MAX_CTRS; i++)
+	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		pc->ctr[i].ev = NULL;
 	raw_spin_unlock_irqrestore(&pc->lock, flags);
 	list_for_each_entry_safe(ev, tmp, &pc->evs, node)
