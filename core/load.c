@@ -209,27 +209,34 @@ int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
 {
 	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
 
+	/*
+	 * Refused by the commit: another load of this context may have won
+	 * the race, and the session it published is not ours to withdraw.
+	 */
 	if (ret)
-		goto release_session;
+		goto cancel_session;
 	/* A virtual description's counters, before anything counts. */
 	ret = pfm_vpmu_sync(ctx);
-	if (!ret) {
-		pfm_session_publish(ctx, ls->task, ls->cpu);
-		if (ls->task)
-			ret = pfm_hook_attach(ls->hook, ctx);
-	}
-	if (ret) {
-		pfm_call(ctx, &pfm_load_undo_op, a);
-		pfm_vpmu_sync(ctx);
-		goto release_session;
+	if (ret)
+		goto undo_load;
+	pfm_session_publish(ctx, ls->task, ls->cpu);
+	if (ls->task) {
+		ret = pfm_hook_attach(ls->hook, ctx);
+		if (ret)
+			goto withdraw_session;
 	}
 	pfm_sessions_unlock();
 	if (ls->hook)
 		pfm_hook_put(ls->hook);
 	return 0;
 
-release_session:
-	pfm_session_release(ctx, ls->task, ls->cpu);
+withdraw_session:
+	pfm_session_withdraw(ctx, ls->task, ls->cpu);
+undo_load:
+	pfm_call(ctx, &pfm_load_undo_op, a);
+	pfm_vpmu_sync(ctx);
+cancel_session:
+	pfm_session_cancel(ctx, ls->task);
 	pfm_sessions_unlock();
 	pfm_load_put(ls);
 	return ret;

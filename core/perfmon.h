@@ -544,6 +544,8 @@ int pfm_session_acquire(struct pfm_context *ctx, struct task_struct *task,
 			int cpu);
 void pfm_session_publish(struct pfm_context *ctx, struct task_struct *task,
 			 int cpu);
+void pfm_session_withdraw(struct pfm_context *ctx, bool task, int cpu);
+void pfm_session_cancel(struct pfm_context *ctx, bool task);
 void pfm_session_release(struct pfm_context *ctx, bool task, int cpu);
 int pfm_sessions_init(void);
 void pfm_sessions_exit(void);

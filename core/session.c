@@ -212,26 +212,59 @@ void pfm_session_publish(struct pfm_context *ctx, struct task_struct *task,
 }
 
 /**
- * pfm_session_release() - end the session of @ctx
- * @ctx: the context, reserved (and maybe published) on @task or @cpu
+ * pfm_session_withdraw() - undo pfm_session_publish()
+ * @ctx: the context, published on @task or @cpu
  * @task: whether it monitors a thread
  * @cpu: the CPU of a system-wide context
  *
+ * The session stays reserved: pfm_session_cancel() ends it.
+ *
+ * Context: pfm_sessions_lock() held.
+ */
+void pfm_session_withdraw(struct pfm_context *ctx, bool task, int cpu)
+{
+	lockdep_assert_held(&pfm_sessions_mutex);
+	if (task)
+		hash_del(&ctx->task_node);
+	else
+		pfm_sys_ctx_set(cpu, NULL);
+}
+
+/**
+ * pfm_session_cancel() - give back a session reserved, not (or no
+ * longer) published
+ * @ctx: the context
+ * @task: whether it was reserved on a thread
+ *
+ * Only the count changes: a load that lost a race with another load of
+ * the same context reserved a session it never published, and the
+ * thread or CPU it names belongs to that other load (or to nobody).
  * The last session releases the PMU.
+ *
+ * Context: pfm_sessions_lock() held.
+ */
+void pfm_session_cancel(struct pfm_context *ctx, bool task)
+{
+	lockdep_assert_held(&pfm_sessions_mutex);
+	if (task)
+		pfm_task_sessions--;
+	else
+		pfm_sys_sessions--;
+	pfm_pmu_release(ctx->pmu);
+}
+
+/**
+ * pfm_session_release() - end the published session of @ctx
+ * @ctx: the context, published on @task or @cpu
+ * @task: whether it monitors a thread
+ * @cpu: the CPU of a system-wide context
  *
  * Context: pfm_sessions_lock() held.
  */
 void pfm_session_release(struct pfm_context *ctx, bool task, int cpu)
 {
-	lockdep_assert_held(&pfm_sessions_mutex);
-	if (task) {
-		hash_del(&ctx->task_node);
-		pfm_task_sessions--;
-	} else {
-		pfm_sys_sessions--;
-		pfm_sys_ctx_set(cpu, NULL);
-	}
-	pfm_pmu_release(ctx->pmu);
+	pfm_session_withdraw(ctx, task, cpu);
+	pfm_session_cancel(ctx, task);
 }
 
 /**

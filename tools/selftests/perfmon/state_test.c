@@ -232,6 +232,82 @@ TEST_F(loaded, unload_then_everything_unloaded_refuses)
 	EXPECT_GT(1ull << 40, pfm_read_pmd(self->fd, 0, 0));
 }
 
+/*
+ * Two threads load one context at once, each on itself: one wins, the
+ * other gets EBUSY; the winner's thread must still carry the context.
+ * The loser reserved a session and had its commit refused: giving that
+ * back once withdrew the winner's session, and a second context then
+ * loaded on the winner's thread (a WARN in the hook, and ESRCH).
+ */
+#define RACE_ROUNDS	50
+
+struct load_race {
+	pthread_barrier_t go, done;
+	int fd;
+	atomic_int winner;
+	atomic_int busy;
+	atomic_int other;
+	atomic_int stop;
+};
+
+static void *race_loader(void *arg)
+{
+	struct load_race *r = arg;
+	int ret;
+
+	for (;;) {
+		pthread_barrier_wait(&r->go);
+		if (atomic_load(&r->stop))
+			return NULL;
+		ret = do_load(r->fd, gettid(), 0);
+		if (!ret)
+			atomic_store(&r->winner, gettid());
+		else if (ret == -EBUSY)
+			atomic_fetch_add(&r->busy, 1);
+		else
+			atomic_store(&r->other, ret);
+		pthread_barrier_wait(&r->done);	/* the main thread checks */
+		pthread_barrier_wait(&r->done);	/* and unloads */
+	}
+}
+
+TEST(racing_loads_of_one_context)
+{
+	struct load_race r = {};
+	pthread_t t[2];
+	int i, n, fd2;
+
+	ASSERT_EQ(0, pthread_barrier_init(&r.go, NULL, 3));
+	ASSERT_EQ(0, pthread_barrier_init(&r.done, NULL, 3));
+	fd2 = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+	ASSERT_LE(0, fd2);
+	for (n = 0; n < 2; n++)
+		ASSERT_EQ(0, pthread_create(&t[n], NULL, race_loader, &r));
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		r.fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+		ASSERT_LE(0, r.fd);
+		atomic_store(&r.winner, 0);
+		atomic_store(&r.busy, 0);
+		pthread_barrier_wait(&r.go);
+		pthread_barrier_wait(&r.done);
+		ASSERT_EQ(0, atomic_load(&r.other));
+		ASSERT_NE(0, atomic_load(&r.winner));
+		ASSERT_EQ(1, atomic_load(&r.busy));
+		/* The winner's thread carries r.fd's context: no second one. */
+		ASSERT_EQ(-EBUSY, do_load(fd2, atomic_load(&r.winner), 0))
+			TH_LOG("round %d: the winner's session was lost", i);
+		EXPECT_EQ(0, pfm_ioctl(r.fd, PFM_UNLOAD_CONTEXT, NULL));
+		close(r.fd);
+		pthread_barrier_wait(&r.done);
+	}
+	atomic_store(&r.stop, 1);
+	pthread_barrier_wait(&r.go);
+	for (n = 0; n < 2; n++)
+		pthread_join(t[n], NULL);
+	EXPECT_EQ(0, sessions("task"));
+	close(fd2);
+}
+
 /* Event-set calls: each refused entry, its flag and errno. */
 TEST_F(unloaded, evtset_refusals)
 {
