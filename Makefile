@@ -6,6 +6,8 @@
 #   make ARCH=arm64      the same, cross-built against Debian's arm64 headers
 #   make install         install libperfmon: header, libraries, pkg-config
 #                        (DESTDIR=, PREFIX=/usr/local)
+#   make modules_install install the modules for KDIR's kernel (depmod):
+#                        modprobe then finds the PMU description itself
 #   make deps            install what the project needs (Debian archive)
 #   make check           every gate: builds, sparse, checkpatch, both guests,
 #                        the debug kernel gate
@@ -13,7 +15,8 @@
 #                        pmuv3_test on kernels with KASAN, lockdep,
 #                        kmemleak, failslab (built once)
 #   make run             boot a guest and profile a workload with pfmon
-#   make bench           perfmon against perf_events in both guests
+#   make bench           perfmon against perf_events in both guests, and
+#                        over pfm_perf beside perf in the arm64 one
 #                        (Documentation/performance.rst)
 #   KVER=6.1|6.12        the Debian kernel the guests boot and the modules
 #   FLAVOR=rt            build against (run, test, bench, shell; default
@@ -76,7 +79,7 @@ GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(GUEST_KABI)-$(F
 KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
 	  CROSS_COMPILE=$(CROSS_COMPILE)
 
-.PHONY: all lib tool install modules clean deps check run help kdir-check
+.PHONY: all lib tool install modules modules_install clean deps check run help kdir-check
 
 all: lib modules
 
@@ -93,6 +96,13 @@ install:
 
 modules: kdir-check
 	$(KMAKE) modules
+
+# The runtime modules into /lib/modules/KVER/updates, with depmod, so
+# that modprobe finds them by name and by alias (perfmon.pmu's choice of
+# a description, the sampling formats by name).  The test modules are
+# built only with PFM_TESTS=1 and so never installed.
+modules_install: modules
+	$(KMAKE) INSTALL_MOD_DIR=updates modules_install
 
 # Works without kernel headers too: the build products are known by name.
 clean:

@@ -127,9 +127,10 @@ int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
 		cs->priv = pfm_perm_grant();
 		cs->exec_priv = pfm_perm_exec();
 	}
-	cs->pmu = pfm_pmu_get();
+	cs->pmu = pfm_pmu_get_or_load();
 	if (!cs->pmu) {
-		pr_info_ratelimited("no PMU description registered: load the module for this CPU, or pfm_soft\n");
+		pr_info_ratelimited("no PMU description registered, none loaded (perfmon.pmu=%s): load the module for this CPU, pfm_perf or pfm_soft\n",
+				    pfm_pmu_choice_name());
 		return -ENODEV;
 	}
 	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);

@@ -352,6 +352,8 @@ static inline void pfm_current_ids(struct pfm_context *ctx, u32 *pid,
 
 /* Foundations. core/pmu.c: the registered description */
 struct pfm_pmu_config *pfm_pmu_get(void);
+struct pfm_pmu_config *pfm_pmu_get_or_load(void);
+const char *pfm_pmu_choice_name(void);
 void pfm_pmu_put(struct pfm_pmu_config *pmu);
 int pfm_pmu_notifier_register(struct notifier_block *nb);
 void pfm_pmu_notifier_unregister(struct notifier_block *nb);

@@ -4,10 +4,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kmod.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "perfmon.h"
 
@@ -203,15 +206,127 @@ struct pfm_pmu_config *pfm_pmu_get(void)
 	return pmu;
 }
 
+/*
+ * Which description a context that finds none loads (perfmon.pmu): the
+ * CPU's own, which needs the PMU to itself, then pfm_perf, which counts
+ * through perf beside perf's other users.  Descriptions declare
+ * themselves with the module alias "pfm-pmu-<kind>".
+ */
+enum pfm_pmu_choice {
+	PFM_PMU_AUTO,
+	PFM_PMU_NATIVE,
+	PFM_PMU_PERF,
+	PFM_PMU_SOFT,
+	PFM_PMU_NONE,
+};
+
+static const char * const pfm_pmu_choices[] = {
+	[PFM_PMU_AUTO] = "auto",
+	[PFM_PMU_NATIVE] = "native",
+	[PFM_PMU_PERF] = "perf",
+	[PFM_PMU_SOFT] = "soft",
+	[PFM_PMU_NONE] = "none",
+};
+
+static int pfm_pmu_choice;
+/* One load attempt at a time: a burst of creates spawns one modprobe. */
+static DEFINE_MUTEX(pfm_pmu_load_mutex);
+
+static int pfm_pmu_choice_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(pfm_pmu_choices, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(pfm_pmu_choice, i);
+	return 0;
+}
+
+static int pfm_pmu_choice_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  pfm_pmu_choices[READ_ONCE(pfm_pmu_choice)]);
+}
+
+static const struct kernel_param_ops pfm_pmu_choice_ops = {
+	.set = pfm_pmu_choice_set,
+	.get = pfm_pmu_choice_get,
+};
+module_param_cb(pmu, &pfm_pmu_choice_ops, NULL, 0644);
+MODULE_PARM_DESC(pmu, "description a context loads when none is registered: auto (the CPU's own, else pfm_perf; default), native, perf, soft, none");
+
+/* Ask for the description of @kind; true once one is registered. */
+static bool pfm_pmu_request(const char *kind)
+{
+	bool found;
+
+	request_module("pfm-pmu-%s", kind);
+	mutex_lock(&pfm_pmu_mutex);
+	found = pfm_pmu;
+	mutex_unlock(&pfm_pmu_mutex);
+	return found;
+}
+
+/* Load a description by perfmon.pmu's choice; quiet when none comes. */
+static void pfm_pmu_autoload(void)
+{
+	int choice = READ_ONCE(pfm_pmu_choice);
+
+	if (choice == PFM_PMU_NONE)
+		return;
+	mutex_lock(&pfm_pmu_load_mutex);
+	if (choice == PFM_PMU_AUTO) {
+		if (!pfm_pmu_request("native") && pfm_pmu_request("perf"))
+			pr_info("the CPU's own PMU description could not load (see its log line): pfm_perf serves, over perf's counters; perfmon.pmu=native refuses instead\n");
+	} else {
+		pfm_pmu_request(pfm_pmu_choices[choice]);
+	}
+	mutex_unlock(&pfm_pmu_load_mutex);
+}
+
+/**
+ * pfm_pmu_get_or_load() - pfm_pmu_get(), loading a description first
+ * when none is registered
+ *
+ * The module parameter perfmon.pmu says which: "auto" (the CPU's own
+ * description, else pfm_perf), "native", "perf", "soft" or "none".
+ * /sys/kernel/perfmon/pmu_desc/module then names the one that serves.
+ *
+ * Context: process context; may sleep (it may run modprobe).
+ * Return: the description, referenced, or NULL when none could load.
+ */
+struct pfm_pmu_config *pfm_pmu_get_or_load(void)
+{
+	struct pfm_pmu_config *pmu = pfm_pmu_get();
+
+	if (pmu)
+		return pmu;
+	pfm_pmu_autoload();
+	return pfm_pmu_get();
+}
+
+/**
+ * pfm_pmu_choice_name() - perfmon.pmu's value, for messages
+ *
+ * Return: "auto", "native", "perf", "soft" or "none".
+ */
+const char *pfm_pmu_choice_name(void)
+{
+	return pfm_pmu_choices[READ_ONCE(pfm_pmu_choice)];
+}
+
 void pfm_pmu_put(struct pfm_pmu_config *pmu)
 {
 	module_put(pmu->owner);
 }
 
-/* Fill @info from the registered description; -ENODEV when none. */
+/*
+ * Fill @info from the registered description, loaded first when none is
+ * (pfm_pmu_get_or_load()); -ENODEV when none could load.
+ */
 int pfm_pmu_info(struct pfarg_pmu_info *info)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_get();
+	struct pfm_pmu_config *pmu = pfm_pmu_get_or_load();
 
 	if (!pmu)
 		return -ENODEV;
@@ -287,13 +402,13 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 }
 
 /*
- * Describe @count registers of the registered description.  Every entry
- * is answered; a malformed entry gets its error flag and the call
- * returns -EINVAL.
+ * Describe @count registers of the registered description (loaded first
+ * when none is).  Every entry is answered; a malformed entry gets its
+ * error flag and the call returns -EINVAL.
  */
 int pfm_pmu_reg_info(struct pfarg_reg_info *req, unsigned int count)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_get();
+	struct pfm_pmu_config *pmu = pfm_pmu_get_or_load();
 	unsigned int i;
 	int ret = 0;
 

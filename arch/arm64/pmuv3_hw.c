@@ -369,7 +369,7 @@ static int pmuv3_request_irq(void)
 	ret = request_percpu_irq(pmuv3_irq, pmuv3_irq_handler, "perfmon-pmuv3",
 				 pmuv3_irq_cookie);
 	if (ret == -EBUSY)
-		pr_err("PMU interrupt %d is owned by the builtin PMUv3 driver (arm-pmu): boot with %s to leave it to perfmon\n",
+		pr_err("PMU interrupt %d is owned by the builtin PMUv3 driver (arm-pmu): boot with %s to leave it to perfmon, or use pfm_perf (perfmon.pmu=auto loads it)\n",
 		       pmuv3_irq, pmuv3_boot_fix);
 	else if (ret)
 		pr_err("cannot request PMU interrupt %d (%d)\n", pmuv3_irq, ret);
@@ -425,3 +425,5 @@ module_exit(pfm_pmuv3_exit);
 
 MODULE_DESCRIPTION("perfmon: Arm PMUv3 description");
 MODULE_LICENSE("GPL");
+/* perfmon.pmu=auto|native loads the CPU's own description (core/pmu.c). */
+MODULE_ALIAS("pfm-pmu-native");

@@ -644,3 +644,5 @@ module_exit(pfm_perf_exit);
 
 MODULE_DESCRIPTION("perfmon: PMU description over perf_events kernel counters");
 MODULE_LICENSE("GPL");
+/* perfmon.pmu=auto (when the native one cannot load) or perf (core/pmu.c). */
+MODULE_ALIAS("pfm-pmu-perf");

@@ -494,3 +494,5 @@ module_exit(pfm_soft_exit);
 
 MODULE_DESCRIPTION("perfmon: software PMU description (clock and scheduler counters)");
 MODULE_LICENSE("GPL");
+/* Loaded by itself only when asked for: perfmon.pmu=soft (core/pmu.c). */
+MODULE_ALIAS("pfm-pmu-soft");

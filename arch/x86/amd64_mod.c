@@ -35,3 +35,5 @@ module_exit(pfm_amd64_exit);
 
 MODULE_DESCRIPTION("perfmon: AMD64 PMU description");
 MODULE_LICENSE("GPL");
+/* perfmon.pmu=auto|native loads the CPU's own description (core/pmu.c). */
+MODULE_ALIAS("pfm-pmu-native");

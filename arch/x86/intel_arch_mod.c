@@ -34,3 +34,5 @@ module_exit(pfm_intel_arch_exit);
 
 MODULE_DESCRIPTION("perfmon: Intel architectural perfmon description");
 MODULE_LICENSE("GPL");
+/* perfmon.pmu=auto|native loads the CPU's own description (core/pmu.c). */
+MODULE_ALIAS("pfm-pmu-native");

@@ -25,6 +25,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <perfmon/perfmon_dfl_smpl.h>
 #include <perfmon/perfmon_uread.h>
 #include "pfm_test.h"
@@ -1456,6 +1457,102 @@ TEST(perf_unload_beside)
 	close(pfd);
 	ASSERT_EQ(0, module_load("/modules/pfm_perf.ko", ""));
 	EXPECT_TRUE(over_perf());
+}
+
+/*
+ * perfmon.pmu=auto (Documentation/pmu-description.rst, "Which
+ * description serves"): a context that finds no description has the
+ * core load the CPU's own (pfm_pmuv3, which the builtin driver keeps
+ * out: EBUSY) and then pfm_perf, through modprobe and the modules'
+ * aliases.  perfmon.pmu=native gets ENODEV; perf loads pfm_perf alone.
+ */
+#define PMU_PARAM	"/sys/module/perfmon/parameters/pmu"
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Install the guest's modules where modprobe finds them. */
+static int install_modules(void)
+{
+	static const char mods[] =
+		"/modules/perfmon.ko /modules/pfm_pmuv3.ko /modules/pfm_perf.ko";
+	char cmd[512], dir[128];
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s/extra", u.release);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s && depmod %s",
+		 dir, mods, dir, u.release);
+	if (system(cmd))
+		return -EIO;
+	return write_str("/proc/sys/kernel/modprobe", "/bin/modprobe");
+}
+
+static int unload_perf(void)
+{
+	int ret, tries = 200;
+
+	while ((ret = module_unload("pfm_perf")) == -EWOULDBLOCK && --tries)
+		usleep(10000);
+	return ret;
+}
+
+TEST(perf_autoload)
+{
+	int fd, busy0, busy1, fell0, fell1;
+
+	if (!over_perf())
+		SKIP(return, "PMU not served by pfm_perf");
+	ASSERT_EQ(0, install_modules());
+	ASSERT_EQ(0, unload_perf());
+
+	/* native: pfm_pmuv3 is refused, nothing else is tried. */
+	ASSERT_EQ(0, write_str(PMU_PARAM, "native"));
+	busy0 = klog_count("owned by the builtin PMUv3 driver");
+	EXPECT_EQ(-1, pfm_new_ctx(0));
+	EXPECT_EQ(ENODEV, errno);
+	busy1 = klog_count("owned by the builtin PMUv3 driver");
+	EXPECT_LT(busy0, busy1);
+	EXPECT_FALSE(pmu_module_is("pfm_perf"));
+
+	/* A word perfmon.pmu does not know is refused. */
+	EXPECT_EQ(-EINVAL, write_str(PMU_PARAM, "pmuv3"));
+
+	/* auto: pfm_pmuv3 refused again, then pfm_perf serves. */
+	ASSERT_EQ(0, write_str(PMU_PARAM, "auto"));
+	fell0 = klog_count("pfm_perf serves, over perf's counters");
+	fd = pfm_counting_ctx(0, 0x08, 0);
+	ASSERT_LE(0, fd);
+	fell1 = klog_count("pfm_perf serves, over perf's counters");
+	EXPECT_EQ(fell0 + 1, fell1);
+	EXPECT_TRUE(pmu_module_is("pfm_perf"));
+	EXPECT_LT(busy1, klog_count("owned by the builtin PMUv3 driver"));
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(PERF_LOOP);
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_LE(2 * PERF_LOOP, pfm_read_pmd(fd, 0, 0));
+	close(fd);
+
+	/* perf: pfm_perf straight away, no native attempt. */
+	ASSERT_EQ(0, unload_perf());
+	ASSERT_EQ(0, write_str(PMU_PARAM, "perf"));
+	busy1 = klog_count("owned by the builtin PMUv3 driver");
+	fd = pfm_new_ctx(0);
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(busy1, klog_count("owned by the builtin PMUv3 driver"));
+	EXPECT_TRUE(pmu_module_is("pfm_perf"));
+	close(fd);
+	EXPECT_EQ(0, write_str(PMU_PARAM, "auto"));
 }
 
 TEST_HARNESS_MAIN

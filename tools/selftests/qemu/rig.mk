@@ -178,32 +178,47 @@ GUEST	?= $(ARCH)
 TIMEOUT	?= 300
 # The guest kernel, as make's KVER and FLAVOR select it.
 VMK	:= --kver $(KVER) --flavor $(FLAVOR)
+# PMU=soft|pmuv3|x86sim|perf: the PMU description of test, shell,
+# guest-run, run and bench (the vm script's --pmu; perf is pfm_perf,
+# with arm64's builtin PMUv3 driver in place).
+PMU	?=
+VMP	:= $(if $(PMU),--pmu $(PMU))
 
 test: build-$(GUEST)
-	@$(VM) --arch $(GUEST) $(VMK) --timeout $(TIMEOUT) test $(T)
+	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout $(TIMEOUT) test $(T)
 
 shell: build-$(GUEST)
-	@$(VM) --arch $(GUEST) $(VMK) shell
+	@$(VM) --arch $(GUEST) $(VMK) $(VMP) shell
 
 guest-run: build-$(GUEST)
-	@$(VM) --arch $(GUEST) $(VMK) --timeout $(TIMEOUT) \
+	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout $(TIMEOUT) \
 	  $(foreach f,$(FILES),--file $(f)) exec -- '$(CMD)'
 
 # Benchmarks (tools/bench): perfmon against perf_events in one boot, on
-# the x86_64 guest's software PMU and on the arm64 guest's PMUv3 under
-# -icount 0, where guest time counts instructions
-# (Documentation/performance.rst).
+# the x86_64 guest's software PMU, on the arm64 guest's PMUv3 under
+# -icount 0, where guest time counts instructions, and there again over
+# pfm_perf with the kernel's PMUv3 driver in place, where perf counts on
+# the same hardware counters (Documentation/performance.rst).  PMU=
+# keeps the boots of that description.
+BENCH_ALL := x86_64:soft arm64:pmuv3 arm64:perf
+BENCH	  := $(if $(PMU),$(filter %:$(PMU),$(BENCH_ALL)),$(BENCH_ALL))
 bench: build-x86_64 build-arm64
-	@$(VM) --arch x86_64 $(VMK) --timeout 1200 \
-	  --file $(BUILD)/x86_64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
-	@$(VM) --arch arm64 $(VMK) --pmu pmuv3 --icount 0 --timeout 2400 \
-	  --file $(BUILD)/arm64/bench/pfm_bench exec -- '/root/pfm_bench 2000'
+	@if [ -z "$(strip $(BENCH))" ]; then \
+	  echo "error: make bench has no boot for PMU=$(PMU) (soft, pmuv3, perf)" >&2; \
+	  exit 1; fi
+	@set -e; for b in $(BENCH); do \
+	  a=$${b%%:*}; p=$${b#*:}; ic=; \
+	  if [ $$a = arm64 ]; then ic="--icount 0"; fi; \
+	  $(VM) --arch $$a $(VMK) --pmu $$p $$ic --timeout 2400 \
+	    --file $(BUILD)/$$a/bench/pfm_bench exec -- '/root/pfm_bench 2000'; \
+	done
 
 # The demo: boot a guest (arm64 with its emulated PMUv3 by default;
-# ARCH=x86_64: the software PMU), and run pfmon list, stat, record and
-# report on the bundled workload (hotspot), output on this terminal.
+# ARCH=x86_64: the software PMU; PMU=perf: pfm_perf), and run pfmon
+# list, stat, record and report on the bundled workload (hotspot),
+# output on this terminal.
 RUN_ARCH ?= $(if $(filter command line,$(origin ARCH)),$(ARCH),arm64)
-RUN_PMU	 := $(if $(filter arm64,$(RUN_ARCH)),pmuv3,soft)
+RUN_PMU	 := $(or $(PMU),$(if $(filter arm64,$(RUN_ARCH)),pmuv3,soft))
 # -icount: QEMU counts PMUv3 instructions only with it.
 RUN_OPTS := $(if $(filter arm64,$(RUN_ARCH)),--icount 0,)
 run: build-$(RUN_ARCH)
