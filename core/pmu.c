@@ -229,7 +229,7 @@ static const char * const pfm_pmu_choices[] = {
 };
 
 static int pfm_pmu_choice;
-/* One load attempt at a time: a burst of creates spawns one modprobe. */
+/* One load attempt at a time: a burst of creates waits for the first. */
 static DEFINE_MUTEX(pfm_pmu_load_mutex);
 
 static int pfm_pmu_choice_set(const char *val, const struct kernel_param *kp)
