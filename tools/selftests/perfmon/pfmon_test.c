@@ -496,10 +496,15 @@ static int unpin(void)
 /*
  * soft: pfmon stat's syscalls equal, exactly, a direct count of the same
  * command, up to what pfmon's own child does before it blocks (below);
- * task-clock agrees within 15%.  Task-clock is the best of 3 runs of
- * each: the guest's two vCPUs share one host thread, so anything running
- * on the other vCPU stretches a run's time (seen: 61 ms against 79 ms),
- * never shortens it.
+ * task-clock is the same quantity, within a factor of 2.  Task-clock is
+ * the best of 3 runs of each: the guest's two vCPUs share one host
+ * thread, so anything running on the other vCPU stretches a run's time.
+ * With another guest on the other host core the best runs still
+ * differed both ways, by more than any percentage a time could be held
+ * to (make check, -rt guest: 163.8 ms under pfmon against 101.0 direct;
+ * 83 against 159; alone: 79 against 93, then 73.6 against 72.9): the
+ * exact check is the syscall count, this one that task-clock counts the
+ * command's time and not something else.
  */
 TEST(stat_matches_library_soft)
 {
@@ -540,7 +545,8 @@ TEST(stat_matches_library_soft)
 	 */
 	EXPECT_LE(direct[0], (uint64_t)sc);
 	EXPECT_GE(direct[0] + 3, (uint64_t)sc);
-	EXPECT_TRUE(within_pct(tc, direct_tc, 15.0));
+	EXPECT_LE((uint64_t)tc, 2 * direct_tc);
+	EXPECT_GE(2 * (uint64_t)tc, direct_tc);
 }
 
 /*
