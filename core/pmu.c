@@ -229,7 +229,7 @@ static const char * const pfm_pmu_choices[] = {
 };
 
 static int pfm_pmu_choice;
-/* One load attempt at a time: a burst of creates waits for the first. */
+/* One load attempt at a time: a burst of creates spawns one modprobe. */
 static DEFINE_MUTEX(pfm_pmu_load_mutex);
 
 static int pfm_pmu_choice_set(const char *val, const struct kernel_param *kp)
@@ -255,16 +255,22 @@ static const struct kernel_param_ops pfm_pmu_choice_ops = {
 module_param_cb(pmu, &pfm_pmu_choice_ops, NULL, 0644);
 MODULE_PARM_DESC(pmu, "description a context loads when none is registered: auto (the CPU's own, else pfm_perf; default), native, perf, soft, none");
 
-/* Ask for the description of @kind; true once one is registered. */
-static bool pfm_pmu_request(const char *kind)
+/* Is a description registered? */
+static bool pfm_pmu_registered(void)
 {
 	bool found;
 
-	request_module("pfm-pmu-%s", kind);
 	mutex_lock(&pfm_pmu_mutex);
 	found = pfm_pmu;
 	mutex_unlock(&pfm_pmu_mutex);
 	return found;
+}
+
+/* Ask for the description of @kind; true once one is registered. */
+static bool pfm_pmu_request(const char *kind)
+{
+	request_module("pfm-pmu-%s", kind);
+	return pfm_pmu_registered();
 }
 
 /* Load a description by perfmon.pmu's choice; quiet when none comes. */
@@ -275,12 +281,16 @@ static void pfm_pmu_autoload(void)
 	if (choice == PFM_PMU_NONE)
 		return;
 	mutex_lock(&pfm_pmu_load_mutex);
+	/* Loaded by the attempt this one waited for? */
+	if (pfm_pmu_registered())
+		goto unlock;
 	if (choice == PFM_PMU_AUTO) {
 		if (!pfm_pmu_request("native") && pfm_pmu_request("perf"))
 			pr_info("the CPU's own PMU description could not load (see its log line): pfm_perf serves, over perf's counters; perfmon.pmu=native refuses instead\n");
 	} else {
 		pfm_pmu_request(pfm_pmu_choices[choice]);
 	}
+unlock:
 	mutex_unlock(&pfm_pmu_load_mutex);
 }
 

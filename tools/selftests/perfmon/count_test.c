@@ -523,17 +523,6 @@ static int fill_limit(void *arg)
 	return ret;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, strlen(s)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 TEST(per_user_context_limit)
 {
 	const char *lim = "/sys/kernel/perfmon/ctx_per_user_max";

@@ -597,18 +597,24 @@ close_in:
 #define PFM_SYSFS	"/sys/kernel/perfmon/"
 
 /* Write @val to /sys/kernel/perfmon/@name; 0 or -errno. */
-static inline int knob_write(const char *name, const char *val)
+/* Write @val to the file @path (sysfs, procfs): 0 or -errno. */
+static inline int write_str(const char *path, const char *val)
 {
-	char path[128];
-	int fd, ret;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
 
-	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+static inline int knob_write(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PFM_SYSFS "%s", name);
+	return write_str(path, val);
 }
 
 /*

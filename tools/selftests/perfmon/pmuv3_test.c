@@ -1347,6 +1347,16 @@ static bool over_perf(void)
 	return pmu_module_is("pfm_perf");
 }
 
+/* Load @fd (PMD0 counting INST_RETIRED) here and count a 2n loop. */
+static void count_loop_self(struct __test_metadata *_metadata, int fd)
+{
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(PERF_LOOP);
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_LE(2 * PERF_LOOP, pfm_read_pmd(fd, 0, 0));
+}
+
 /*
  * Both count the loop: perfmon between its start and stop, perf around
  * them, so perf's count is perfmon's plus the user instructions of the
@@ -1425,19 +1435,24 @@ TEST(perf_full_refuses)
 		EXPECT_LE(2 * PERF_LOOP, c);
 		close(fds[i]);
 	}
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, pfm_start(fd, NULL));
-	loop2(PERF_LOOP);
-	ASSERT_EQ(0, pfm_stop(fd));
-	EXPECT_LE(2 * PERF_LOOP, pfm_read_pmd(fd, 0, 0));
+	count_loop_self(_metadata, fd);
 	close(fd);
+}
+
+static int unload_perf(void)
+{
+	int ret, tries = 200;
+
+	while ((ret = module_unload("pfm_perf")) == -EWOULDBLOCK && --tries)
+		usleep(10000);
+	return ret;
 }
 
 /* pfm_perf goes and comes back while a perf counter counts on. */
 TEST(perf_unload_beside)
 {
-	int pfd, ret, tries = 200;
 	uint64_t a, b;
+	int pfd;
 
 	if (!over_perf())
 		SKIP(return, "PMU not served by pfm_perf");
@@ -1445,9 +1460,7 @@ TEST(perf_unload_beside)
 	ASSERT_LE(0, pfd);
 	loop2(PERF_LOOP);
 	a = perf_count(pfd);
-	while ((ret = module_unload("pfm_perf")) == -EWOULDBLOCK && --tries)
-		usleep(10000);
-	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, unload_perf());
 	loop2(PERF_LOOP);
 	b = perf_count(pfd);
 	TH_LOG("perf: %llu before the unload, %llu after",
@@ -1468,17 +1481,6 @@ TEST(perf_unload_beside)
  */
 #define PMU_PARAM	"/sys/module/perfmon/parameters/pmu"
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /* Install the guest's modules where modprobe finds them. */
 static int install_modules(void)
 {
@@ -1495,15 +1497,6 @@ static int install_modules(void)
 	if (system(cmd))
 		return -EIO;
 	return write_str("/proc/sys/kernel/modprobe", "/bin/modprobe");
-}
-
-static int unload_perf(void)
-{
-	int ret, tries = 200;
-
-	while ((ret = module_unload("pfm_perf")) == -EWOULDBLOCK && --tries)
-		usleep(10000);
-	return ret;
 }
 
 TEST(perf_autoload)
@@ -1536,11 +1529,7 @@ TEST(perf_autoload)
 	EXPECT_EQ(fell0 + 1, fell1);
 	EXPECT_TRUE(pmu_module_is("pfm_perf"));
 	EXPECT_LT(busy1, klog_count("owned by the builtin PMUv3 driver"));
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, pfm_start(fd, NULL));
-	loop2(PERF_LOOP);
-	ASSERT_EQ(0, pfm_stop(fd));
-	EXPECT_LE(2 * PERF_LOOP, pfm_read_pmd(fd, 0, 0));
+	count_loop_self(_metadata, fd);
 	close(fd);
 
 	/* perf: pfm_perf straight away, no native attempt. */

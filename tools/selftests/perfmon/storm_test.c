@@ -85,18 +85,6 @@ static unsigned long env_num(const char *name, unsigned long dfl)
 	return s && *s ? strtoul(s, NULL, 0) : dfl;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	ssize_t n;
-	int fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
-
 static long futex(atomic_int *word, int op, int val)
 {
 	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
