@@ -180,6 +180,7 @@ int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a)
 	ctx->pmu = cs->pmu;
 	ctx->smpl = cs->smpl;
 	ctx->vpmu = cs->vpmu;
+	INIT_WORK(&ctx->resync_work, pfm_vpmu_resync_work);
 	list_add(&cs->set0->list, &ctx->sets);
 	ctx->nr_sets = 1;
 	ctx->sets_duration = 0;

@@ -66,6 +66,7 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
@@ -76,6 +77,7 @@
  * struct pfm_hook - a monitored thread's link to its context
  * @pn: the thread's preempt notifier
  * @sync_work: links or unlinks @pn from the thread to match @ctx
+ * @resync_work: syncs @ctx's virtual description after an exec
  * @free_iw: takes the free out of the scheduler
  * @free_work: frees the hook on pfm_wq
  * @node: in the registry of hooks, keyed by @task (pfm_hooks_mutex)
@@ -86,6 +88,7 @@
  * @pins: loads in progress that hold the hook (pfm_hook_get())
  * @linked: @pn is on the thread's notifier list
  * @queued: @sync_work is queued on the thread
+ * @resync_queued: @resync_work is queued on the thread
  * @dead: the thread passed its last context switch, or ended before it
  *        ever linked @pn: nothing may attach any more
  * @freeing: unused; @free_work owns it (the registry skips it)
@@ -94,6 +97,7 @@
 struct pfm_hook {
 	struct preempt_notifier pn;
 	struct callback_head sync_work;
+	struct callback_head resync_work;
 	struct irq_work free_iw;
 	struct work_struct free_work;
 	struct hlist_node node;
@@ -103,6 +107,7 @@ struct pfm_hook {
 	unsigned int pins;
 	bool linked;
 	bool queued;
+	bool resync_queued;
 	bool dead;
 	bool freeing;
 	struct rcu_head rcu;
@@ -138,7 +143,7 @@ static void pfm_hook_maybe_free(struct pfm_hook *hook)
 {
 	lockdep_assert_held(&hook->lock);
 	if (hook->ctx || hook->pins || hook->linked || hook->queued ||
-	    hook->freeing)
+	    hook->resync_queued || hook->freeing)
 		return;
 	hook->freeing = true;
 	irq_work_queue(&hook->free_iw);
@@ -272,6 +277,53 @@ static void pfm_hook_exec_check(struct pfm_hook *hook)
 	raw_spin_unlock(&ctx->lock);
 }
 
+/*
+ * On the thread, before it returns to user space after an exec that
+ * perf followed by detaching the thread's perf events (an image not
+ * dumpable by its owner: perf_event_exit_task() in begin_new_exec()),
+ * while the context stays (its creator had CAP_SYS_PTRACE): a
+ * description over perf counters makes them again (@ctx_sync of
+ * struct pfm_pmu_config), so that the image's first instruction counts.
+ */
+static void pfm_hook_resync_fn(struct callback_head *cb)
+{
+	struct pfm_hook *hook = container_of(cb, struct pfm_hook, resync_work);
+	struct pfm_context *ctx;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&hook->lock, flags);
+	hook->resync_queued = false;
+	ctx = hook->ctx;
+	if (ctx)
+		pfm_ctx_get(ctx);
+	pfm_hook_maybe_free(hook);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
+	if (!ctx)
+		return;
+	if (!(current->flags & PF_EXITING))
+		pfm_vpmu_sync(ctx);
+	pfm_ctx_put(ctx);
+}
+
+/* After pfm_hook_exec_check(): the context stays; did perf's go? */
+static void pfm_hook_exec_resync(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
+{
+	struct pfm_context *ctx = hook->ctx;
+	struct mm_struct *mm = current->mm;
+	bool resync;
+
+	lockdep_assert_held(&hook->lock);
+	if (!ctx || !ctx->vpmu || hook->resync_queued ||
+	    (mm && get_dumpable(mm) == SUID_DUMP_USER))
+		return;
+	raw_spin_lock(&ctx->lock);
+	resync = ctx->task == current && !ctx->task_ended;
+	raw_spin_unlock(&ctx->lock);
+	if (resync && !task_work_add(current, &hook->resync_work, TWA_RESUME))
+		hook->resync_queued = true;
+}
+
 /**
  * pfm_hook_exec() - the current thread just exec'd a new image
  *
@@ -297,6 +349,7 @@ void pfm_hook_exec(void)
 		hook = container_of(pn, struct pfm_hook, pn);
 		raw_spin_lock_irqsave(&hook->lock, flags);
 		pfm_hook_exec_check(hook);
+		pfm_hook_exec_resync(hook);
 		raw_spin_unlock_irqrestore(&hook->lock, flags);
 		return;
 	}
@@ -383,6 +436,7 @@ static struct pfm_hook *pfm_hook_alloc(struct task_struct *task)
 		return NULL;
 	preempt_notifier_init(&hook->pn, &pfm_hook_ops);
 	init_task_work(&hook->sync_work, pfm_hook_sync_fn);
+	init_task_work(&hook->resync_work, pfm_hook_resync_fn);
 	init_irq_work(&hook->free_iw, pfm_hook_free_irq);
 	INIT_WORK(&hook->free_work, pfm_hook_free_work);
 	raw_spin_lock_init(&hook->lock);

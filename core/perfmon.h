@@ -217,6 +217,8 @@ struct completion;
  *        struct pfm_pmu_config; set at creation, then constant), or NULL
  * @vpmu_mutex: orders the virtual description's @ctx_sync calls, so
  *              that the last one sees the context as it is (own lock)
+ * @resync_work: syncs @vpmu on pfm_wq after its CPU came back online
+ *               (pfm_vpmu_resync_async())
  */
 struct pfm_context {
 	raw_spinlock_t lock;	/* irqsave: the overflow interrupt takes it */
@@ -271,6 +273,7 @@ struct pfm_context {
 	struct callback_head block_work;
 	bool block_queued;
 	struct work_struct free_work;
+	struct work_struct resync_work;
 	struct rnd_state rnd;
 	bool kernel;
 	struct completion *kcompl;
@@ -400,6 +403,8 @@ void pfm_msg_init(struct pfm_context *ctx);
 
 /* Engine. core/vpmu.c: a virtual description's state per context */
 int pfm_vpmu_sync(struct pfm_context *ctx);
+void pfm_vpmu_resync_async(struct pfm_context *ctx);
+void pfm_vpmu_resync_work(struct work_struct *work);
 int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret);
 
 /* Engine. core/ctxsw.c: the active set on a CPU's PMU, pfm_call() */

@@ -297,6 +297,13 @@ static int pfm_cpu_hotplug(unsigned int cpu,
 	return 0;
 }
 
+/* Reload; a virtual description makes again what perf dropped. */
+static void pfm_ctx_cpu_up_resync(struct pfm_context *ctx)
+{
+	pfm_ctx_cpu_up(ctx);
+	pfm_vpmu_resync_async(ctx);
+}
+
 static int pfm_cpu_online(unsigned int cpu)
 {
 	struct pfm_pmu_config *pmu = pfm_pmu_live;
@@ -308,7 +315,7 @@ static int pfm_cpu_online(unsigned int cpu)
 		pmu->cpu_setup(pmu);
 		local_irq_restore(flags);
 	}
-	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up);
+	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up_resync);
 }
 
 static int pfm_cpu_offline(unsigned int cpu)

@@ -177,3 +177,37 @@ int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret)
 
 	return ret ? ret : sync;
 }
+
+/**
+ * pfm_vpmu_resync_work() - pfm_vpmu_resync_async()'s work
+ * @work: the context's @resync_work, which holds a reference
+ */
+void pfm_vpmu_resync_work(struct work_struct *work)
+{
+	struct pfm_context *ctx = container_of(work, struct pfm_context,
+					       resync_work);
+
+	pfm_vpmu_sync(ctx);
+	pfm_ctx_put(ctx);
+}
+
+/**
+ * pfm_vpmu_resync_async() - sync a virtual description from pfm_wq
+ * @ctx: the context, a reference held by the caller
+ *
+ * For a system-wide context whose CPU came back online: perf detached
+ * its CPU's events when it went down (perf_event_exit_cpu()), and the
+ * hotplug callback may not make new ones (perf's calls take the
+ * hotplug lock's read side).  What the CPU counts between its return
+ * and the work is not counted.
+ *
+ * Context: any; the caller's locks may be raw.
+ */
+void pfm_vpmu_resync_async(struct pfm_context *ctx)
+{
+	if (!ctx->vpmu)
+		return;
+	pfm_ctx_get(ctx);
+	if (!queue_work(pfm_wq, &ctx->resync_work))
+		pfm_ctx_put_async(ctx);	/* queued already, with a reference */
+}

@@ -45,6 +45,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -61,7 +62,10 @@ struct pfp_ctx;
  * @pe: the counter
  * @pc: its context's state (the overflow handler's way back)
  * @value: the PMC value it counts for
- * @cnum: the PMC/PMD pair it backs
+ * @cnum: the PMC/PMD pair it was made for (a software event's backs
+ *        every PMC with its value: pfp_find())
+ * @soft: a software event or tracepoint: it overflows in the scheduler,
+ *        a timer or a tracepoint, not in the PMU's interrupt
  * @keep: wanted by the sets as the last sync saw them
  * @active: wanted by the active set as the last sync saw it
  * @enabled: enabled in perf (pfp_ctx.mutex)
@@ -72,6 +76,7 @@ struct pfp_ev {
 	struct pfp_ctx *pc;
 	u64 value;
 	u16 cnum;
+	bool soft;
 	bool keep;
 	bool active;
 	bool enabled;
@@ -149,38 +154,77 @@ static void pfp_fold(struct pfp_ctx *pc, struct pfp_ctr *c)
 }
 
 /*
- * Sample at the PMD's wrap.  Where the counter runs, it is stopped and
- * started around the change so that perf reloads it now, as KVM does;
- * not while perf throttles it (hw.interrupts at perf's MAX_INTERRUPTS,
- * ~0, kernel/events/core.c): perf starts it again at a tick, from the
- * period left set here.
+ * Does perf count @pe's period up from -period to 0 (software events and
+ * tracepoints: perf_swevent_event()), rather than down to 0, as the
+ * hardware drivers and the hrtimer-driven clocks do?
  */
-static void pfp_arm(struct pfp_ctr *c)
+static bool pfp_counts_up(struct perf_event *pe)
+{
+	if (pe->attr.type == PERF_TYPE_TRACEPOINT)
+		return true;
+	return pe->attr.type == PERF_TYPE_SOFTWARE &&
+	       pe->attr.config != PERF_COUNT_SW_CPU_CLOCK &&
+	       pe->attr.config != PERF_COUNT_SW_TASK_CLOCK;
+}
+
+/* Counts @c's PMD has left before it wraps, as a perf period. */
+static u64 pfp_left(const struct pfp_ctr *c)
+{
+	u64 left = pfp_pmu.ovfl_mask - c->base + 1;
+
+	return !left || left > S64_MAX ? S64_MAX : left;
+}
+
+/*
+ * Sample at the first wrap of the PMDs @c's counter backs (one, or
+ * several for a software event: pfp_find()).  Where the counter runs,
+ * it is stopped and started around the change so that perf reloads it
+ * now, as KVM does; not while perf throttles it (hw.interrupts at
+ * perf's MAX_INTERRUPTS, ~0, kernel/events/core.c): perf starts it
+ * again at a tick, from the period left set here.  A software event's
+ * period is its last_period too: perf_swevent_set_period() starts the
+ * next one from it.
+ */
+static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 {
 	struct perf_event *pe = c->ev->pe;
-	u64 left = pfp_pmu.ovfl_mask - c->base + 1;
+	u64 left = pfp_left(c);
 	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
 		    pe->hw.interrupts != ~0ULL;
+	unsigned int i;
 
-	if (!left || left > S64_MAX)
-		left = S64_MAX;
+	if (c->ev->soft)
+		for (i = 0; i < pfp_pmu.max_pmd; i++)
+			if (pc->ctr[i].ev == c->ev)
+				left = min(left, pfp_left(&pc->ctr[i]));
 	if (here)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
 	pe->attr.sample_period = left;
 	pe->hw.sample_period = left;
-	local64_set(&pe->hw.period_left, left);
+	if (pfp_counts_up(pe)) {
+		pe->hw.last_period = left;
+		local64_set(&pe->hw.period_left, -(s64)left);
+	} else {
+		local64_set(&pe->hw.period_left, left);
+	}
 	if (here)
 		pe->pmu->start(pe, PERF_EF_RELOAD);
 	c->snap = pfp_count(pe);
 }
 
-/* The counter of the context for PMC @cnum with @value, or NULL. */
+/*
+ * The counter of the context for PMC @cnum with @value, or NULL.  A
+ * software event's counter backs every PMC with that value: the PMDs
+ * then read one count, which a sample of one of them finds the others
+ * at (two perf events of one tracepoint are counted one after the
+ * other: a report between them would see one a hit behind).
+ */
 static struct pfp_ev *pfp_find(struct pfp_ctx *pc, u16 cnum, u64 value)
 {
 	struct pfp_ev *ev;
 
 	list_for_each_entry(ev, &pc->evs, node)
-		if (ev->cnum == cnum && ev->value == value)
+		if (ev->value == value && (ev->cnum == cnum || ev->soft))
 			return ev;
 	return NULL;
 }
@@ -208,7 +252,7 @@ static void pfp_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 		pfp_fold(pc, c);
 		c->ev = ev;
 		if (ev)
-			pfp_arm(c);
+			pfp_arm(pc, c);
 		/* Enable the new counter, disable the old one. */
 		irq_work_queue(&pc->apply_iw);
 	}
@@ -227,7 +271,7 @@ static void pfp_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	c->base = value & pmu->ovfl_mask;
 	c->over = false;
 	if (c->ev)
-		pfp_arm(c);
+		pfp_arm(pc, c);
 	raw_spin_unlock(&pc->lock);
 }
 
@@ -257,7 +301,7 @@ static void pfp_start(struct pfm_pmu_config *pmu)
 	raw_spin_lock(&pc->lock);
 	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		if (pc->ctr[i].ev)
-			pfp_arm(&pc->ctr[i]);
+			pfp_arm(pc, &pc->ctr[i]);
 	pc->running = true;
 	raw_spin_unlock(&pc->lock);
 }
@@ -301,7 +345,7 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 			c->over = false;
 			__set_bit(i, ovfl);
 		}
-		pfp_arm(c);
+		pfp_arm(pc, c);
 	}
 	raw_spin_unlock(&pc->lock);
 	if (!bitmap_empty(ovfl, PFM_MAX_PMDS))
@@ -328,10 +372,18 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	struct pfp_ev *ev = pe->overflow_handler_context;
 	struct pfp_ctx *pc = ev->pc;
 
-	if (!is_software_event(pe) && !in_nmi() && irqs_disabled()) {
+	if (!ev->soft && !in_nmi() && irqs_disabled()) {
 		pfp_report(pc, regs);
 		return;
 	}
+	/*
+	 * A tracepoint's registers are its caller's in the kernel, which
+	 * perf makes up: a sample of a system-call event means the
+	 * thread's user registers, as pfm_soft reports them.
+	 */
+	if (pe->attr.type == PERF_TYPE_TRACEPOINT && current->mm &&
+	    !(current->flags & PF_KTHREAD))
+		regs = task_pt_regs(current);
 	if (!test_and_set_bit_lock(0, &pc->ovfl_busy)) {
 		pc->ovfl_regs = *regs;
 		irq_work_queue(&pc->ovfl_iw);
@@ -468,6 +520,12 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 	ev->pc = pc;
 	ev->cnum = cnum;
 	ev->value = value;
+	/*
+	 * perf marks these PERF_EV_CAP_SOFTWARE (is_software_event()) only
+	 * when they come from perf_event_open(): tell them by type.
+	 */
+	ev->soft = attr.type == PERF_TYPE_SOFTWARE ||
+		   attr.type == PERF_TYPE_TRACEPOINT;
 	ev->keep = true;
 	ev->active = active;
 	pe = perf_event_create_kernel_counter(&attr, pc->task ? -1 : pc->cpu,
@@ -535,6 +593,39 @@ static void pfp_reap(struct pfp_ctx *pc)
 	}
 }
 
+/*
+ * perf detached counters from their target: the thread's at an exec
+ * into an image its owner may not read, which the context follows
+ * (perf_event_exit_task()), the CPU's when it went offline
+ * (perf_event_exit_cpu()).  Keep what they counted and release them;
+ * the sync makes them again.  A thread's only on the thread itself: it
+ * is not exiting, and runs no user instruction before the sync ends.
+ */
+static void pfp_revive(struct pfp_ctx *pc)
+{
+	struct pfp_ev *ev, *tmp;
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_assert_held(&pc->mutex);
+	if (pc->task ? pc->task != current :
+		       pc->cpu < 0 || !cpu_online(pc->cpu))
+		return;
+	list_for_each_entry_safe(ev, tmp, &pc->evs, node) {
+		if (READ_ONCE(ev->pe->attach_state) & PERF_ATTACH_CONTEXT)
+			continue;
+		raw_spin_lock_irqsave(&pc->lock, flags);
+		for (i = 0; i < pfp_pmu.max_pmd; i++) {
+			if (pc->ctr[i].ev != ev)
+				continue;
+			pfp_fold(pc, &pc->ctr[i]);
+			pc->ctr[i].ev = NULL;
+		}
+		raw_spin_unlock_irqrestore(&pc->lock, flags);
+		pfp_ev_free(pc, ev);
+	}
+}
+
 static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 			const struct pfm_pmu_vctx *vc)
 {
@@ -551,6 +642,7 @@ static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 		pc->task = vc->task;
 		pc->cpu = vc->cpu;
 	}
+	pfp_revive(pc);
 	list_for_each_entry(ev, &pc->evs, node) {
 		ev->keep = false;
 		ev->active = false;

@@ -2,7 +2,8 @@
 /*
  * pfm_perf's two halves: the engine (perf_engine.c), which backs each
  * counter a context uses with a perf_events kernel counter, and the
- * architecture's register map (perf_pmuv3.c on arm64), which says what
+ * architecture's register map (perf_pmuv3.c on arm64, perf_soft.c, the
+ * software PMU's, on x86), which says what
  * the registers are and which perf event a PMC value counts.
  */
 #ifndef _PFM_PERF_H

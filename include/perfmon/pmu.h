@@ -168,7 +168,11 @@ struct pfm_pmu_vctx {
  *            the live set on its CPU (write_pmc, write_pmd and start
  *            again, values kept) and calls @ctx_sync once more with
  *            the same @vc, where it returns 0.  Else 0 or a negative
- *            errno, which the call returns.
+ *            errno, which the call returns.  Also called on the
+ *            monitored thread after an exec into an image its owner
+ *            may not read that the context follows, before the
+ *            image's first instruction: perf detached the thread's
+ *            perf events there (perf_event_exit_task()).
  * Their register ops find the state of the context live on their CPU
  * with pfm_pmu_live_priv().
  *

@@ -727,6 +727,16 @@ static inline bool pmu_module_is(const char *mod)
 	return !strcmp(buf, mod);
 }
 
+/*
+ * The software PMU's driver setting (clock_unit_ns) is pfm_soft's own:
+ * pfm_perf presents the same registers over perf's software events,
+ * which have no such setting.
+ */
+static inline bool soft_settings(void)
+{
+	return pmu_is("soft") && !pmu_module_is("pfm_perf");
+}
+
 /* Loaded sessions of @kind ("task" or "sys"); -1 when unreadable. */
 static inline long long sessions(const char *kind)
 {

@@ -731,8 +731,8 @@ TEST(get_drv_config_fully_written)
 	struct pfarg_drv_cfg a, b;
 	int fd;
 
-	if (!pmu_is("soft"))
-		SKIP(return, "not the software PMU (setting 0: clock_unit_ns)");
+	if (!soft_settings())
+		SKIP(return, "not pfm_soft (setting 0: clock_unit_ns)");
 	fd = pfm_new_ctx(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, drv_cfg_run(fd, &a, FILL_A));

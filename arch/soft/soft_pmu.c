@@ -4,7 +4,8 @@
  * (VMs without a virtual PMU, the x86 test guest under TCG).  Its
  * counters are driven by the kernel's clocks and scheduler.
  *
- * Register map:
+ * Register map (soft_map.c, which pfm_perf presents too, over perf's
+ * software events):
  *   PMC0-3 SOFT_EVTSEL0-3: bits[7:0] event, every other bit reserved
  *          (zero).
  *   PMD0-3 SOFT_CTR0-3: counters, 32 bits wide so that the core's
@@ -59,8 +60,7 @@
 #include <asm/irq_regs.h>
 #include <perfmon/pmu.h>
 
-#define SOFT_NUM_CTRS		4
-#define SOFT_CTR_WIDTH		32
+#include "soft_map.h"
 
 #define SOFT_CTR_MASK		GENMASK_ULL(SOFT_CTR_WIDTH - 1, 0)
 #define SOFT_CTR_WRAP		BIT_ULL(SOFT_CTR_WIDTH)
@@ -74,54 +74,12 @@
  */
 #define SOFT_MIN_TIMER_NS	(10 * NSEC_PER_USEC)
 
-#define SOFT_EVTSEL_EVENT	GENMASK_ULL(7, 0)
-#define SOFT_EVTSEL_RSVD	(~SOFT_EVTSEL_EVENT)
-
 /* Driver settings. */
 #define SOFT_CFG_CLOCK_UNIT	0
-
-/* Event codes of SOFT_EVTSEL_EVENT. */
-enum pfm_soft_event {
-	SOFT_EV_NONE		= 0,	/* counter off */
-	SOFT_EV_TASK_CLOCK	= 1,	/* ns the monitored thread ran */
-	SOFT_EV_CPU_CLOCK	= 2,	/* ns of wall clock while counting */
-	SOFT_EV_CTX_SWITCHES	= 3,	/* context switches */
-	SOFT_EV_SYSCALLS	= 4,	/* system calls entered */
-	SOFT_EV_MAX		= SOFT_EV_SYSCALLS,
-};
-
-static const struct pfm_regmap_desc pfm_soft_pmc_desc[SOFT_NUM_CTRS] = {
-	PFM_PMC_D("SOFT_EVTSEL0", 0, SOFT_EVTSEL_RSVD, 0),
-	PFM_PMC_D("SOFT_EVTSEL1", 0, SOFT_EVTSEL_RSVD, 1),
-	PFM_PMC_D("SOFT_EVTSEL2", 0, SOFT_EVTSEL_RSVD, 2),
-	PFM_PMC_D("SOFT_EVTSEL3", 0, SOFT_EVTSEL_RSVD, 3),
-};
-
-static const struct pfm_regmap_desc pfm_soft_pmd_desc[SOFT_NUM_CTRS] = {
-	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR0", 0),
-	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR1", 1),
-	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR2", 2),
-	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR3", 3),
-};
-
-/* perf's names for the same software events. */
-static const struct pfm_event_desc pfm_soft_events[] = {
-	{ "task-clock",		SOFT_EV_TASK_CLOCK },
-	{ "cpu-clock",		SOFT_EV_CPU_CLOCK },
-	{ "context-switches",	SOFT_EV_CTX_SWITCHES },
-	{ "syscalls",		SOFT_EV_SYSCALLS },
-};
 
 static const struct pfm_regmap_desc pfm_soft_cfg_desc[] = {
 	[SOFT_CFG_CLOCK_UNIT] = PFM_CFG_D("clock_unit_ns", 1),
 };
-
-/* The reserved mask lets through every event code; refuse unknown ones. */
-static int pfm_soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
-			      u64 value)
-{
-	return (value & SOFT_EVTSEL_EVENT) > SOFT_EV_MAX ? -EINVAL : 0;
-}
 
 /**
  * struct soft_ctr - one emulated counter
@@ -434,15 +392,9 @@ static void soft_release(struct pfm_pmu_config *pmu)
 	soft_unhook(ARRAY_SIZE(soft_tps));
 }
 
+/* The register map's fields come from soft_probe_map() (soft_map.c). */
 static struct pfm_pmu_config pfm_soft_pmu = {
-	.pmu_name	 = "soft",
 	.owner		 = THIS_MODULE,
-	.counter_width	 = SOFT_CTR_WIDTH,
-	.pmc_desc	 = pfm_soft_pmc_desc,
-	.num_pmc_entries = ARRAY_SIZE(pfm_soft_pmc_desc),
-	.pmd_desc	 = pfm_soft_pmd_desc,
-	.num_pmd_entries = ARRAY_SIZE(pfm_soft_pmd_desc),
-	.pmc_write_check = pfm_soft_pmc_check,
 	.acquire	 = soft_acquire,
 	.release	 = soft_release,
 	.write_pmc	 = soft_write_pmc,
@@ -454,8 +406,6 @@ static struct pfm_pmu_config pfm_soft_pmu = {
 	.num_cfg	 = ARRAY_SIZE(pfm_soft_cfg_desc),
 	.cfg_check	 = soft_cfg_check,
 	.load_cfg	 = soft_load_cfg,
-	.events		 = pfm_soft_events,
-	.num_events	 = ARRAY_SIZE(pfm_soft_events),
 };
 
 static int __init pfm_soft_init(void)
@@ -472,6 +422,7 @@ static int __init pfm_soft_init(void)
 		/* Hard: it reports as an interrupt would, also on PREEMPT_RT. */
 		sc->wrap_iw = IRQ_WORK_INIT_HARD(soft_wrap_irq_work);
 	}
+	soft_probe_map(&pfm_soft_pmu);
 	return pfm_pmu_register(&pfm_soft_pmu);
 }
 

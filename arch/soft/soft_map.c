@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The software PMU's register map: four event selects (PMC0-3), four
+ * 32-bit counters (PMD0-3), the events perf's software events name the
+ * same way.  pfm_soft links it; pfm_perf compiles it again
+ * (arch/perf/perf_soft.c): an object may be linked into one module only.
+ */
+#include <linux/kernel.h>
+
+#include "soft_map.h"
+
+static const struct pfm_regmap_desc soft_pmc_desc[SOFT_NUM_CTRS] = {
+	PFM_PMC_D("SOFT_EVTSEL0", 0, SOFT_EVTSEL_RSVD, 0),
+	PFM_PMC_D("SOFT_EVTSEL1", 0, SOFT_EVTSEL_RSVD, 1),
+	PFM_PMC_D("SOFT_EVTSEL2", 0, SOFT_EVTSEL_RSVD, 2),
+	PFM_PMC_D("SOFT_EVTSEL3", 0, SOFT_EVTSEL_RSVD, 3),
+};
+
+static const struct pfm_regmap_desc soft_pmd_desc[SOFT_NUM_CTRS] = {
+	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR0", 0),
+	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR1", 1),
+	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR2", 2),
+	PFM_PMD_D(PFM_REGT_CNTR | PFM_REGT_INTR, "SOFT_CTR3", 3),
+};
+
+/* perf's names for the same software events. */
+static const struct pfm_event_desc soft_events[] = {
+	{ "task-clock",		SOFT_EV_TASK_CLOCK },
+	{ "cpu-clock",		SOFT_EV_CPU_CLOCK },
+	{ "context-switches",	SOFT_EV_CTX_SWITCHES },
+	{ "syscalls",		SOFT_EV_SYSCALLS },
+};
+
+/* The reserved mask lets through every event code; refuse unknown ones. */
+static int soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
+			  u64 value)
+{
+	return (value & SOFT_EVTSEL_EVENT) > SOFT_EV_MAX ? -EINVAL : 0;
+}
+
+/**
+ * soft_probe_map() - fill the register map part of a description
+ * @pmu: the description: its name, counter width, register tables,
+ *       PMC check and events; the caller fills the rest
+ */
+void soft_probe_map(struct pfm_pmu_config *pmu)
+{
+	pmu->pmu_name = "soft";
+	pmu->counter_width = SOFT_CTR_WIDTH;
+	pmu->pmc_desc = soft_pmc_desc;
+	pmu->num_pmc_entries = ARRAY_SIZE(soft_pmc_desc);
+	pmu->pmd_desc = soft_pmd_desc;
+	pmu->num_pmd_entries = ARRAY_SIZE(soft_pmd_desc);
+	pmu->pmc_write_check = soft_pmc_check;
+	pmu->events = soft_events;
+	pmu->num_events = ARRAY_SIZE(soft_events);
+}
