@@ -305,8 +305,12 @@ static void pfm_hook_resync_fn(struct callback_head *cb)
 	pfm_ctx_put(ctx);
 }
 
-/* After pfm_hook_exec_check(): the context stays; did perf's go? */
-static void pfm_hook_exec_resync(struct pfm_hook *hook)
+/*
+ * After pfm_hook_exec_check(): the context stays; did perf's go?  Then
+ * @resync_work is reserved, for the caller to queue once it unlocks
+ * (task_work_add() may allocate: pfm_block_queue(), core/ovfl.c).
+ */
+static bool pfm_hook_exec_resync(struct pfm_hook *hook)
 	__must_hold(&hook->lock)
 {
 	struct pfm_context *ctx = hook->ctx;
@@ -316,12 +320,12 @@ static void pfm_hook_exec_resync(struct pfm_hook *hook)
 	lockdep_assert_held(&hook->lock);
 	if (!ctx || !ctx->vpmu || hook->resync_queued ||
 	    (mm && get_dumpable(mm) == SUID_DUMP_USER))
-		return;
+		return false;
 	raw_spin_lock(&ctx->lock);
 	resync = ctx->task == current && !ctx->task_ended;
 	raw_spin_unlock(&ctx->lock);
-	if (resync && !task_work_add(current, &hook->resync_work, TWA_RESUME))
-		hook->resync_queued = true;
+	hook->resync_queued = resync;
+	return resync;
 }
 
 /**
@@ -339,6 +343,7 @@ void pfm_hook_exec(void)
 {
 	struct preempt_notifier *pn;
 	unsigned long flags;
+	bool resync;
 
 	/* Only the thread itself changes this list. */
 	hlist_for_each_entry(pn, &current->preempt_notifiers, link) {
@@ -349,8 +354,16 @@ void pfm_hook_exec(void)
 		hook = container_of(pn, struct pfm_hook, pn);
 		raw_spin_lock_irqsave(&hook->lock, flags);
 		pfm_hook_exec_check(hook);
-		pfm_hook_exec_resync(hook);
+		resync = pfm_hook_exec_resync(hook);
 		raw_spin_unlock_irqrestore(&hook->lock, flags);
+		/* Reserved: the hook stays until the work ran. */
+		if (resync &&
+		    task_work_add(current, &hook->resync_work, TWA_RESUME)) {
+			raw_spin_lock_irqsave(&hook->lock, flags);
+			hook->resync_queued = false;
+			pfm_hook_maybe_free(hook);
+			raw_spin_unlock_irqrestore(&hook->lock, flags);
+		}
 		return;
 	}
 }

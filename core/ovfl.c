@@ -179,7 +179,13 @@ void pfm_block_init(struct pfm_context *ctx)
 	init_task_work(&ctx->block_work, pfm_block_fn);
 }
 
-/* PFM_FL_NOTIFY_BLOCK: stop the monitored thread on its way to user space. */
+/*
+ * PFM_FL_NOTIFY_BLOCK: stop the monitored thread on its way to user
+ * space.  Decided here, queued by pfm_block_add() once the lock is
+ * dropped: task_work_add() records its caller's stack for KASAN, which
+ * may allocate (6.1), and an allocation under a raw lock is invalid
+ * (PREEMPT_RT; lockdep's raw lock nesting check says so).
+ */
 static void pfm_block_queue(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
@@ -188,10 +194,19 @@ static void pfm_block_queue(struct pfm_context *ctx)
 		return;
 	/* Live here: another reference holds it, this one cannot be last. */
 	pfm_ctx_get(ctx);
-	if (task_work_add(current, &ctx->block_work, TWA_RESUME))
-		refcount_dec(&ctx->refs);	/* exiting: nothing to block */
-	else
-		ctx->block_queued = true;
+	ctx->block_queued = true;
+	ctx->block_add = true;
+}
+
+/* The queue pfm_block_queue() decided; @ctx live here, unlocked. */
+static void pfm_block_add(struct pfm_context *ctx)
+{
+	if (!task_work_add(current, &ctx->block_work, TWA_RESUME))
+		return;
+	raw_spin_lock(&ctx->lock);	/* exiting: nothing to block */
+	ctx->block_queued = false;
+	raw_spin_unlock(&ctx->lock);
+	refcount_dec(&ctx->refs);
 }
 
 /* Notify the monitor about @notify and mask the context until restart. */
@@ -323,7 +338,7 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	DECLARE_BITMAP(ovfl64, PFM_MAX_PMDS);
 	struct pfm_event_set *set;
 	struct pfm_context *ctx;
-	bool wake = false;
+	bool wake = false, block;
 	unsigned int i;
 	u64 t0;
 
@@ -354,7 +369,11 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 	/* Carried upper bits, reloaded counters, a halt: all in the page. */
 	pfm_upage_update(ctx);
 unlock:
+	block = ctx->block_add;
+	ctx->block_add = false;
 	raw_spin_unlock(&ctx->lock);
+	if (block)
+		pfm_block_add(ctx);
 	pfm_irqoff_note(t0);
 	/* Not here: wake-ups take locks that sleep on PREEMPT_RT. */
 	if (wake)

@@ -204,6 +204,7 @@ struct completion;
  *                outside @lock)
  * @block_work: stops the monitored thread on its return to user space
  * @block_queued: @block_work is queued on the monitored thread
+ * @block_add: pfm_interrupt() queues @block_work once it unlocks
  * @free_work: frees the context on pfm_wq (pfm_ctx_put_async())
  * @rnd: randomizes reset values (PFM_REGFL_RANDOM); get_random_u64()
  *       takes a lock that sleeps on PREEMPT_RT, this state none
@@ -272,6 +273,7 @@ struct pfm_context {
 	wait_queue_head_t restart_wait;
 	struct callback_head block_work;
 	bool block_queued;
+	bool block_add;
 	struct work_struct free_work;
 	struct work_struct resync_work;
 	struct rnd_state rnd;
