@@ -87,6 +87,7 @@ const struct pfm_op pfm_op_getinfo_evtsets = {
 const struct pfm_op pfm_op_set_drv_config = {
 	.prepare = pfm_set_drv_config_prepare,
 	.fn = __pfm_set_drv_config,
+	.finish = pfm_vpmu_finish,
 };
 
 /* The values are the context's, not the PMU's: nothing to save. */

@@ -53,6 +53,8 @@ static void pfm_upage_pmd(struct pfm_context *ctx, struct pfm_event_set *set,
 	up->index = index;
 	if (!index)
 		up->flags |= PFM_UPMD_STALE;
+	else if (pmu->user_base)
+		up->base = pmu->user_base(pmu, i, v);
 	else
 		up->base = v & pmu->ovfl_mask;
 }

@@ -101,6 +101,7 @@ static int pfm_vpmu_collect(struct pfm_context *ctx, struct pfm_pmu_vctx *vc,
 			if (vc->task || vc->cpu >= 0)
 				pfm_vpmu_copy_sets(ctx, *buf, n, vsets,
 						   &vc->active);
+			memcpy(vc->cfg, ctx->drv_cfg, sizeof(vc->cfg));
 			raw_spin_unlock_irqrestore(&ctx->lock, flags);
 			vc->nr_sets = vc->task || vc->cpu >= 0 ? n : 0;
 			vc->sets = vsets;

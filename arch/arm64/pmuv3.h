@@ -48,6 +48,9 @@ struct pmuv3_info {
 	u64 evt_mask;
 };
 
+/* Driver setting 0: the monitored thread reads its counters (mrs). */
+#define PMUV3_CFG_EL0_ACCESS	0
+
 /* Each module that links pmuv3_map.c has its own. */
 extern struct pmuv3_info pmuv3;
 

@@ -59,7 +59,6 @@
 #include "pmuv3.h"
 
 /* Driver settings */
-#define PMUV3_CFG_EL0_ACCESS	0
 #define PMUV3_USERENR_READ	(ARMV8_PMU_USERENR_CR | ARMV8_PMU_USERENR_ER)
 
 static bool long_counters = true;
@@ -75,10 +74,6 @@ static int __percpu *pmuv3_irq_cookie;
 static DEFINE_PER_CPU(bool, pmuv3_live);
 /* Overflow flags not yet taken when the CPU's PMU lost its state */
 static DEFINE_PER_CPU(u32, pmuv3_pm_ovs);
-
-static const struct pfm_regmap_desc pmuv3_cfg_desc[] = {
-	[PMUV3_CFG_EL0_ACCESS] = PFM_CFG_D("el0_access", 0),
-};
 
 /* Counters are selected through PMSELR_EL0: callers have IRQs off. */
 static void pmuv3_select(u16 idx)
@@ -191,17 +186,6 @@ static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
 	return IRQ_HANDLED;
 }
 
-static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
-			   u64 value, u32 ctx_flags)
-{
-	if (value > 1)
-		return -EINVAL;
-	/* On a monitored CPU any thread could read the counters. */
-	if (value && (ctx_flags & PFM_FL_SYSTEM_WIDE))
-		return -EINVAL;
-	return 0;
-}
-
 static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
 {
 	bool el0 = cfg && cfg[PMUV3_CFG_EL0_ACCESS];
@@ -230,9 +214,6 @@ static struct pfm_pmu_config pmuv3_pmu = {
 	.stop		 = pmuv3_stop,
 	.cpu_setup	 = pmuv3_cpu_setup,
 	.cpu_teardown	 = pmuv3_cpu_teardown,
-	.cfg_desc	 = pmuv3_cfg_desc,
-	.num_cfg	 = ARRAY_SIZE(pmuv3_cfg_desc),
-	.cfg_check	 = pmuv3_cfg_check,
 	.load_cfg	 = pmuv3_load_cfg,
 	.user_index	 = pmuv3_user_index,
 };

@@ -2,7 +2,8 @@
 /*
  * The PMUv3 register map (arch/arm64/pmuv3.h): counters as the
  * PMCR_EL0.N the CPU reports plus the cycle counter, the common events
- * PMCEID<n>_EL0 says it implements, and the checks of a PMC value.
+ * PMCEID<n>_EL0 says it implements, the checks of a PMC value, and the
+ * driver setting el0_access.
  * Shared by pfm_pmuv3 (linked) and pfm_perf (compiled again by
  * arch/perf/perf_pmuv3.c); register access stays in each of them.
  */
@@ -19,6 +20,21 @@ struct pmuv3_info pmuv3;
 static struct pfm_regmap_desc pmuv3_pmc_desc[PMUV3_NUM_REGS];
 static struct pfm_regmap_desc pmuv3_pmd_desc[PMUV3_NUM_REGS];
 static char pmuv3_names[2][PMUV3_NUM_REGS][PFM_NAME_LEN];
+
+static const struct pfm_regmap_desc pmuv3_cfg_desc[] = {
+	[PMUV3_CFG_EL0_ACCESS] = PFM_CFG_D("el0_access", 0),
+};
+
+static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
+			   u64 value, u32 ctx_flags)
+{
+	if (value > 1)
+		return -EINVAL;
+	/* On a monitored CPU any thread could read the counters. */
+	if (value && (ctx_flags & PFM_FL_SYSTEM_WIDE))
+		return -EINVAL;
+	return 0;
+}
 
 /*
  * Is common event @ev implemented?  PMCEID0_EL0 has events 0x00-0x1f in
@@ -182,7 +198,8 @@ static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
 
 /**
  * pmuv3_probe_map() - read this CPU's PMU identification into @pmu
- * @pmu: the description: its register map, checks, events and width
+ * @pmu: the description: its register map, checks, events, width and
+ *       driver setting
  * @long_counters: 64-bit counters where PMUv3p5 has them
  *
  * Reads ID registers, PMCR_EL0.N and PMCEID<n>_EL0 only: the builtin
@@ -227,5 +244,8 @@ int pmuv3_probe_map(struct pfm_pmu_config *pmu, bool long_counters)
 	pmu->counter_width = pmuv3.long_ctrs ? 64 : 32;
 	pmu->events = pmuv3_events;
 	pmu->num_events = pmuv3_list_events();
+	pmu->cfg_desc = pmuv3_cfg_desc;
+	pmu->num_cfg = ARRAY_SIZE(pmuv3_cfg_desc);
+	pmu->cfg_check = pmuv3_cfg_check;
 	return 0;
 }

@@ -111,6 +111,7 @@ struct pfp_ctr {
  * @ovfl_iw: reports an overflow perf signalled where the core may not run
  * @ovfl_busy: @ovfl_regs is taken
  * @ovfl_regs: the registers of that overflow
+ * @cfg: the driver settings the counters were made for (@mutex)
  */
 struct pfp_ctx {
 	raw_spinlock_t lock;
@@ -125,6 +126,7 @@ struct pfp_ctx {
 	struct irq_work ovfl_iw;
 	unsigned long ovfl_busy;
 	struct pt_regs ovfl_regs;
+	u64 cfg[PFM_MAX_DRV_CFG];
 };
 
 static struct pfm_pmu_config pfp_pmu;
@@ -390,6 +392,23 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	}
 }
 
+struct perf_event *pfp_live_event(u16 cnum)
+{
+	struct pfp_ctx *pc = pfp_live();
+	struct perf_event *pe = NULL;
+	struct pfp_ev *ev;
+
+	if (!pc || cnum >= PFP_MAX_CTRS)
+		return NULL;
+	raw_spin_lock(&pc->lock);
+	ev = pc->ctr[cnum].ev;
+	if (ev && !ev->soft && pc->running &&
+	    READ_ONCE(ev->pe->oncpu) == smp_processor_id())
+		pe = ev->pe;
+	raw_spin_unlock(&pc->lock);
+	return pe;
+}
+
 /* Is @ev backing a PMD of the live set? */
 static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
 	__must_hold(&pc->lock)
@@ -511,7 +530,7 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 	struct pfp_ev *ev;
 	int ret;
 
-	ret = pfp_map_attr(cnum, value, &attr);
+	ret = pfp_map_attr(cnum, value, pc->cfg, &attr);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
@@ -593,6 +612,23 @@ static void pfp_reap(struct pfp_ctx *pc)
 	}
 }
 
+/* Keep what @ev counted for the PMDs it backs, and release it. */
+static void pfp_ev_drop(struct pfp_ctx *pc, struct pfp_ev *ev)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+		if (pc->ctr[i].ev != ev)
+			continue;
+		pfp_fold(pc, &pc->ctr[i]);
+		pc->ctr[i].ev = NULL;
+	}
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	pfp_ev_free(pc, ev);
+}
+
 /*
  * perf detached counters from their target: the thread's at an exec
  * into an image its owner may not read, which the context follows
@@ -604,26 +640,31 @@ static void pfp_reap(struct pfp_ctx *pc)
 static void pfp_revive(struct pfp_ctx *pc)
 {
 	struct pfp_ev *ev, *tmp;
-	unsigned long flags;
-	unsigned int i;
 
 	lockdep_assert_held(&pc->mutex);
 	if (pc->task ? pc->task != current :
 		       pc->cpu < 0 || !cpu_online(pc->cpu))
 		return;
-	list_for_each_entry_safe(ev, tmp, &pc->evs, node) {
-		if (READ_ONCE(ev->pe->attach_state) & PERF_ATTACH_CONTEXT)
-			continue;
-		raw_spin_lock_irqsave(&pc->lock, flags);
-		for (i = 0; i < pfp_pmu.max_pmd; i++) {
-			if (pc->ctr[i].ev != ev)
-				continue;
-			pfp_fold(pc, &pc->ctr[i]);
-			pc->ctr[i].ev = NULL;
-		}
-		raw_spin_unlock_irqrestore(&pc->lock, flags);
-		pfp_ev_free(pc, ev);
-	}
+	list_for_each_entry_safe(ev, tmp, &pc->evs, node)
+		if (!(READ_ONCE(ev->pe->attach_state) & PERF_ATTACH_CONTEXT))
+			pfp_ev_drop(pc, ev);
+}
+
+/*
+ * The driver settings changed (PFM_SET_DRV_CONFIG): the counters are
+ * made again for them, values kept (the map's attributes depend on
+ * them: on arm64, el0_access asks perf for user-level reads).
+ */
+static void pfp_set_cfg(struct pfp_ctx *pc, const u64 *cfg)
+{
+	struct pfp_ev *ev, *tmp;
+
+	lockdep_assert_held(&pc->mutex);
+	if (!memcmp(pc->cfg, cfg, sizeof(pc->cfg)))
+		return;
+	list_for_each_entry_safe(ev, tmp, &pc->evs, node)
+		pfp_ev_drop(pc, ev);
+	memcpy(pc->cfg, cfg, sizeof(pc->cfg));
 }
 
 static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
@@ -643,6 +684,7 @@ static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 		pc->cpu = vc->cpu;
 	}
 	pfp_revive(pc);
+	pfp_set_cfg(pc, vc->cfg);
 	list_for_each_entry(ev, &pc->evs, node) {
 		ev->keep = false;
 		ev->active = false;

@@ -44,7 +44,8 @@ int pfp_map_probe(struct pfm_pmu_config *pmu)
 	return 0;
 }
 
-int pfp_map_attr(u16 cnum, u64 value, struct perf_event_attr *attr)
+int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
+		 struct perf_event_attr *attr)
 {
 	attr->type = PERF_TYPE_SOFTWARE;
 	switch (value & SOFT_EVTSEL_EVENT) {

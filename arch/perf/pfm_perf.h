@@ -27,10 +27,22 @@ int pfp_map_probe(struct pfm_pmu_config *pmu);
  * pfp_map_attr() - the perf event PMC @cnum with @value counts
  * @cnum: the PMC, one the map implements
  * @value: a value the core accepted for it
+ * @cfg: the context's driver settings (the map's @num_cfg)
  * @attr: type, config and exclude_* bits to fill (zeroed by the caller)
  *
  * Return: 0; -ENOENT when the value counts nothing (no counter needed).
  */
-int pfp_map_attr(u16 cnum, u64 value, struct perf_event_attr *attr);
+int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
+		 struct perf_event_attr *attr);
+
+/**
+ * pfp_live_event() - the hardware perf event behind a PMD, where it runs
+ * @cnum: the PMD, of the context live on this CPU
+ *
+ * Context: a register op of the description (interrupts off).
+ * Return: the event, when it backs @cnum and perf has it on this CPU's
+ * PMU now; else NULL.
+ */
+struct perf_event *pfp_live_event(u16 cnum);
 
 #endif /* _PFM_PERF_H */

@@ -64,6 +64,7 @@ struct pfm_pmu_vset {
  * @nr_sets: entries of @sets; 0 when neither @task nor @cpu is set
  * @active: the entry of @sets that is active (counts when started)
  * @sets: every event set of the context
+ * @cfg: the context's driver settings (@num_cfg of struct pfm_pmu_config)
  *
  * A copy taken under the context lock: it stays valid during the
  * @ctx_sync call it is passed to, and no longer.
@@ -74,6 +75,7 @@ struct pfm_pmu_vctx {
 	unsigned int nr_sets;
 	unsigned int active;
 	const struct pfm_pmu_vset *sets;
+	u64 cfg[PFM_MAX_DRV_CFG];
 };
 
 /*
@@ -150,6 +152,10 @@ struct pfm_pmu_vctx {
  *              PFM_READ_PMDS only).  Fills the control page
  *              (Documentation/uapi.rst, "User-level reads"); the
  *              description enables the instruction in @load_cfg.
+ * @user_base: optional, with @user_index: for that counter, whose PMD
+ *             just read @value, what the read instruction gave then;
+ *             the control page's base (without it, @value's
+ *             implemented bits: the counter is the PMD's low bits)
  * @events: optional events known by name, shown in
  *          /sys/kernel/perfmon/pmu_desc/events/; must stay valid while
  *          the description is registered
@@ -226,6 +232,7 @@ struct pfm_pmu_config {
 	void (*load_cfg)(struct pfm_pmu_config *pmu, const u64 *cfg);
 	u32 (*user_index)(struct pfm_pmu_config *pmu, const u64 *cfg,
 			  u16 cnum);
+	u64 (*user_base)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
 	const struct pfm_event_desc *events;
 	u16 num_events;
 	void *(*ctx_alloc)(struct pfm_pmu_config *pmu);

@@ -596,7 +596,6 @@ close_in:
 
 #define PFM_SYSFS	"/sys/kernel/perfmon/"
 
-/* Write @val to /sys/kernel/perfmon/@name; 0 or -errno. */
 /* Write @val to the file @path (sysfs, procfs): 0 or -errno. */
 static inline int write_str(const char *path, const char *val)
 {
@@ -609,6 +608,7 @@ static inline int write_str(const char *path, const char *val)
 	return ret;
 }
 
+/* Write @val to /sys/kernel/perfmon/@name; 0 or -errno. */
 static inline int knob_write(const char *name, const char *val)
 {
 	char path[128];
