@@ -130,6 +130,10 @@ struct pfp_ctx {
 };
 
 static struct pfm_pmu_config pfp_pmu;
+/* The PMC that controls each PMD (pfp_map_pmc()); U16_MAX: none. */
+static u16 pfp_pmc_of[PFP_MAX_CTRS];
+/* One past the last PMD each PMC controls (0: none). */
+static u16 pfp_pmc_end[PFP_MAX_CTRS];
 
 /* @pe's count, brought up to date where it runs (this CPU). */
 static u64 pfp_count(struct perf_event *pe)
@@ -239,25 +243,39 @@ static struct pfp_ctx *pfp_live(void)
 	return pc;
 }
 
+/* PMD @cnum now counts for @value of its PMC. */
+static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
+{
+	struct pfp_ctr *c = &pc->ctr[cnum];
+	struct pfp_ev *ev;
+
+	lockdep_assert_held(&pc->lock);
+	ev = pfp_find(pc, cnum, value);
+	if (ev == c->ev)
+		return;
+	pfp_fold(pc, c);
+	c->ev = ev;
+	if (ev)
+		pfp_arm(pc, c);
+	/* Enable the new counter, disable the old one. */
+	irq_work_queue(&pc->apply_iw);
+}
+
+/*
+ * PMC @cnum controls PMD @cnum and the PMDs after it the map says (x86:
+ * FIXED_CTR_CTRL, PMC16, the fixed counters PMD16 and up).
+ */
 static void pfp_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 {
 	struct pfp_ctx *pc = pfp_live();
-	struct pfp_ctr *c;
-	struct pfp_ev *ev;
+	unsigned int i;
 
 	if (!pc || cnum >= PFP_MAX_CTRS)
 		return;
-	c = &pc->ctr[cnum];
 	raw_spin_lock(&pc->lock);
-	ev = pfp_find(pc, cnum, value);
-	if (ev != c->ev) {
-		pfp_fold(pc, c);
-		c->ev = ev;
-		if (ev)
-			pfp_arm(pc, c);
-		/* Enable the new counter, disable the old one. */
-		irq_work_queue(&pc->apply_iw);
-	}
+	for (i = cnum; i < pfp_pmc_end[cnum]; i++)
+		if (pfp_pmc_of[i] == cnum)
+			pfp_bind(pc, i, value);
 	raw_spin_unlock(&pc->lock);
 }
 
@@ -425,10 +443,10 @@ static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
 static void pfp_log_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
 	if (pc->task)
-		pr_info_ratelimited("perf has no free counter for PMC%u (%#llx) of thread %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
+		pr_info_ratelimited("perf has no free counter for PMD%u (PMC value %#llx) of thread %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
 				    ev->cnum, ev->value, task_pid_nr(pc->task));
 	else
-		pr_info_ratelimited("perf has no free counter for PMC%u (%#llx) on CPU %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
+		pr_info_ratelimited("perf has no free counter for PMD%u (PMC value %#llx) on CPU %d: other perf users hold the PMU's counters; end them or count fewer events per set\n",
 				    ev->cnum, ev->value, pc->cpu);
 }
 
@@ -550,7 +568,7 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 	pe = perf_event_create_kernel_counter(&attr, pc->task ? -1 : pc->cpu,
 					      pc->task, pfp_overflow, ev);
 	if (IS_ERR(pe)) {
-		pr_info_ratelimited("perf refused PMC%u (%#llx): perf event type %u config %#llx, error %ld\n",
+		pr_info_ratelimited("perf refused the event of PMD%u (PMC value %#llx): perf event type %u config %#llx, error %ld\n",
 				    cnum, value, attr.type, attr.config,
 				    PTR_ERR(pe));
 		kfree(ev);
@@ -573,22 +591,24 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 			bool active)
 {
-	unsigned int i = min_t(unsigned int, pfp_pmu.max_pmd, pfp_pmu.max_pmc);
+	unsigned int i = pfp_pmu.max_pmd;
 	struct pfp_ev *ev;
+	u64 value;
 	int ret, created = 0;
 
 	while (i--) {
 		if (!test_bit(i, set->used_pmds) ||
 		    !test_bit(i, pfp_pmu.cnt_pmds) ||
-		    !test_bit(i, pfp_pmu.impl_pmcs))
+		    pfp_pmc_of[i] == U16_MAX)
 			continue;
-		ev = pfp_find(pc, i, set->pmcs[i]);
+		value = set->pmcs[pfp_pmc_of[i]];
+		ev = pfp_find(pc, i, value);
 		if (ev) {
 			ev->keep = true;
 			ev->active |= active;
 			continue;
 		}
-		ret = pfp_ev_create(pc, i, set->pmcs[i], active);
+		ret = pfp_ev_create(pc, i, value, active);
 		if (ret < 0)
 			return ret;
 		created |= ret;
@@ -748,7 +768,30 @@ static struct pfm_pmu_config pfp_pmu = {
 	.ctx_sync	= pfp_ctx_sync,
 };
 
-static int __init pfm_perf_init(void)
+/* Which PMC controls each PMD, for the register ops and the sync. */
+static void pfp_map_controls(void)
+{
+	unsigned int i;
+	u16 pmc;
+
+	for (i = 0; i < PFP_MAX_CTRS; i++) {
+		pmc = i < pfp_pmu.num_pmd_entries ? pfp_map_pmc(i) : U16_MAX;
+		if (pmc > i || pmc >= pfp_pmu.num_pmc_entries ||
+		    !(pfp_pmu.pmc_desc[pmc].type & PFM_REGT_IMPL))
+			pmc = U16_MAX;
+		pfp_pmc_of[i] = pmc;
+		if (pmc != U16_MAX)
+			pfp_pmc_end[pmc] = i + 1;
+	}
+}
+
+/**
+ * pfp_init() - probe the map and register pfm_perf's description
+ *
+ * Context: module init.
+ * Return: 0, or the map's or the core's error.
+ */
+int pfp_init(void)
 {
 	int ret;
 
@@ -760,6 +803,7 @@ static int __init pfm_perf_init(void)
 		       pfp_pmu.num_pmd_entries, PFP_MAX_CTRS);
 		return -EINVAL;
 	}
+	pfp_map_controls();
 	ret = pfm_pmu_register(&pfp_pmu);
 	if (!ret)
 		pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name,
@@ -767,16 +811,13 @@ static int __init pfm_perf_init(void)
 	return ret;
 }
 
-/* No context holds the module any more: every counter is released. */
-static void __exit pfm_perf_exit(void)
+/**
+ * pfp_exit() - unregister pfm_perf's description
+ *
+ * Context: module exit: no context holds the module any more, so every
+ * counter is released.
+ */
+void pfp_exit(void)
 {
 	pfm_pmu_unregister(&pfp_pmu);
 }
-
-module_init(pfm_perf_init);
-module_exit(pfm_perf_exit);
-
-MODULE_DESCRIPTION("perfmon: PMU description over perf_events kernel counters");
-MODULE_LICENSE("GPL");
-/* perfmon.pmu=auto (when the native one cannot load) or perf (core/pmu.c). */
-MODULE_ALIAS("pfm-pmu-perf");

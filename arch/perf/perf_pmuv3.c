@@ -69,6 +69,12 @@ int pfp_map_probe(struct pfm_pmu_config *pmu)
 	return pmuv3_probe_map(pmu, long_counters);
 }
 
+/* PMC n is PMEVTYPER<n>_EL0 (PMCCFILTR_EL0 for 31), of PMD n alone. */
+u16 pfp_map_pmc(u16 pmd)
+{
+	return pmd;
+}
+
 int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
 		 struct perf_event_attr *attr)
 {

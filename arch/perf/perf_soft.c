@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_perf's register map where the CPU's own has no perf-backed map
- * yet (x86, and the x86_64 test guest, which has no PMU under TCG): the
- * software PMU's map of pfm_soft (arch/soft/soft_map.c, compiled again
- * here), its events turned into perf's software events of the same
- * meaning:
+ * pfm_perf's register map on x86 where perf drives no PMU (a virtual
+ * machine without a virtual PMU, the x86_64 test guest under TCG; see
+ * perf_x86.c): the software PMU's map of pfm_soft (arch/soft/soft_map.c,
+ * compiled again here), its events turned into perf's software events of
+ * the same meaning:
  *   task-clock        PERF_COUNT_SW_TASK_CLOCK
  *   cpu-clock         PERF_COUNT_SW_CPU_CLOCK
  *   context-switches  PERF_COUNT_SW_CONTEXT_SWITCHES
@@ -37,15 +37,13 @@ static void soft_find_sys_enter(void)
 	trace_put_event_file(file);
 }
 
-int pfp_map_probe(struct pfm_pmu_config *pmu)
+void pfp_soft_probe(struct pfm_pmu_config *pmu)
 {
 	soft_probe_map(pmu);
 	soft_find_sys_enter();
-	return 0;
 }
 
-int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
-		 struct perf_event_attr *attr)
+int pfp_soft_attr(u64 value, struct perf_event_attr *attr)
 {
 	attr->type = PERF_TYPE_SOFTWARE;
 	switch (value & SOFT_EVTSEL_EVENT) {

@@ -8,11 +8,15 @@
  * The engine (x86_pmu.c) does everything else: reservation against perf,
  * the register ops, start/stop, the NMI handler, the driver setting.
  *
+ * The register tables are x86_map.c's, which pfm_perf's x86 map
+ * (arch/perf/perf_x86.c) shares with the vendor parts.
+ *
  * Every hardware access goes through the pfm_x86_* accessors declared
- * here.  The modules that drive hardware link x86_hw.c (MSRs, CPUID, the
- * local APIC, CR4, the NMI counter allocator); the test module
- * pfm_x86_sim.ko links x86_sim.c instead, a simulated register file, and
- * the very same engine and vendor objects.
+ * here.  The modules that drive hardware link x86_cpu.c (CPUID, the
+ * probe's MSR read) and x86_hw.c (MSRs, the local APIC, CR4, the NMI
+ * counter allocator); the test module pfm_x86_sim.ko links x86_sim.c
+ * instead, a simulated register file, and the very same engine and
+ * vendor objects.
  */
 #ifndef _PFM_X86_H
 #define _PFM_X86_H
@@ -99,12 +103,15 @@ struct pfm_x86_pmu {
 	char names[2][PFM_X86_NUM_REGS][PFM_NAME_LEN];
 };
 
-/* Engine (x86_pmu.c), for the vendor parts and the modules. */
+/* Register map (x86_map.c), for the vendor parts and the engines. */
 void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 		     u32 msr, u64 rsvd);
 void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 		     u32 rd, u32 wr, u16 sel, unsigned int status,
 		     unsigned int hw_width);
+void pfm_x86_map_ops(struct pfm_x86_pmu *xp);
+
+/* Engine (x86_pmu.c), for the modules. */
 int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 		 int (*probe)(struct pfm_x86_pmu *xp));
 void pfm_x86_exit(struct pfm_x86_pmu *xp);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The x86 engine's accessors on real hardware: MSRs, CPUID, the local
- * APIC's performance counter entry, CR4.PCE and the kernel's NMI counter
- * allocator shared with perf.  See pfm_x86.h; x86_sim.c is the simulated
- * counterpart used by the tests.
+ * The x86 engine's accessors on real hardware: MSRs, the local APIC's
+ * performance counter entry, CR4.PCE and the kernel's NMI counter
+ * allocator shared with perf (CPUID and the probe's MSR read are in
+ * x86_cpu.c).  See pfm_x86.h; x86_sim.c is the simulated counterpart
+ * used by the tests.
  */
 #include <linux/types.h>
 #include <asm/msr.h>
@@ -31,36 +32,9 @@ void pfm_x86_wrmsr(u32 msr, u64 value)
 	wrmsrl(msr, value);
 }
 
-int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
-{
-	return rdmsrl_safe(msr, value);
-}
-
 int pfm_x86_wrmsr_safe(u32 msr, u64 value)
 {
 	return wrmsrl_safe(msr, value);
-}
-
-/* False for a leaf above the CPU's highest basic or extended leaf. */
-bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
-{
-	u32 max = leaf >= 0x80000000 ? boot_cpu_data.extended_cpuid_level :
-				       boot_cpu_data.cpuid_level;
-
-	if (leaf > max)
-		return false;
-	cpuid_count(leaf, 0, eax, ebx, ecx, edx);
-	return true;
-}
-
-u8 pfm_x86_vendor(void)
-{
-	return boot_cpu_data.x86_vendor;
-}
-
-unsigned int pfm_x86_family(void)
-{
-	return boot_cpu_data.x86;
 }
 
 bool pfm_x86_reserve(u32 ctr_msr, u32 sel_msr)

@@ -20,6 +20,10 @@
  * x86 apic_write() became a static    6.6    pfm_apic_write() calls
  * call whose key is not exported             apic->write (exported struct
  *                                            apic) on every kernel
+ * perf lets one PMU only take        6.2    PFM_PERF_CAP_SHARED_HW_CTX:
+ * perf_hw_context, unless marked             the mark where it exists, 0
+ * PERF_PMU_CAP_HETEROGENEOUS_CPUS            where there is no such rule
+ * (the tests' simulated x86 PMU)             (the tests' simulated PMU)
  * user_struct::locked_vm exists only  config pfm_user_locked_vm(): the
  * with one of its users built in             field; without it (the debug
  * (CONFIG_NET, IO_URING, ...)                gate's tinyconfig) one counter
@@ -36,6 +40,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/mm.h>
+#include <linux/perf_event.h>
 #include <linux/sched/user.h>
 
 extern atomic_long_t pfm_all_users_locked_vm;
@@ -87,6 +92,12 @@ static inline unsigned int pfm_pmcr_n(u64 pmcr)
 	return FIELD_GET(ARMV8_PMU_PMCR_N, pmcr);
 #endif
 }
+#endif
+
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#define PFM_PERF_CAP_SHARED_HW_CTX	PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#else
+#define PFM_PERF_CAP_SHARED_HW_CTX	0
 #endif
 
 #ifdef PFM_HAVE_VM_FLAGS_SET

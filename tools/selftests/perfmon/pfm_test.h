@@ -737,6 +737,32 @@ static inline bool soft_settings(void)
 	return pmu_is("soft") && !pmu_module_is("pfm_perf");
 }
 
+/* First line of file @file of the registered PMU's sysfs, "" when absent. */
+static inline char *pmu_desc_str(const char *file)
+{
+	static char buf[64];
+	char path[128];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), PFM_SYSFS "pmu_desc/%s", file);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* The count of perf counter @fd; ~0 when perf could not schedule it (EOF). */
+static inline uint64_t perf_count(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : ~0ull;
+}
+
 /* Loaded sessions of @kind ("task" or "sys"); -1 when unreadable. */
 static inline long long sessions(const char *kind)
 {

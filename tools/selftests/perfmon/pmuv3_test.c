@@ -1349,14 +1349,6 @@ static int perf_open(uint64_t event, bool pinned, bool disabled)
 	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 }
 
-/* The count of @fd; ~0 when perf could not schedule it (EOF). */
-static uint64_t perf_count(int fd)
-{
-	uint64_t v;
-
-	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : ~0ull;
-}
-
 static bool over_perf(void)
 {
 	return pmu_module_is("pfm_perf");

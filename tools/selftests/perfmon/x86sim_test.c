@@ -25,7 +25,6 @@
 
 #define SIM_KO		"/modules/pfm_x86_sim.ko"
 #define SIM_DIR		"/sys/kernel/debug/pfm_x86_sim/"
-#define PMU_DESC	"/sys/kernel/perfmon/pmu_desc/"
 
 #define EVT_USR		0x10000ull
 #define EVT_OS		0x20000ull
@@ -98,24 +97,6 @@ static uint64_t sim_reg(const char *key)
 	return v;
 }
 
-/* First line of a sysfs file of the registered PMU, "" when absent. */
-static const char *desc_str(const char *file)
-{
-	static char buf[64];
-	char path[128];
-	FILE *f;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), PMU_DESC "%s", file);
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
-	return buf;
-}
-
 static uint32_t counter_width(void)
 {
 	struct pfarg_pmu_info info;
@@ -172,19 +153,19 @@ TEST_F(sim, intel_v4_register_map)
 	ASSERT_EQ(0, sim_load(""));
 	ASSERT_TRUE(pmu_is("intel_arch"));
 	EXPECT_EQ(48, counter_width());
-	EXPECT_STREQ("PERFEVTSEL3", desc_str("pmc3/name"));
-	EXPECT_STREQ("0x189", desc_str("pmc3/addr"));
-	EXPECT_STREQ("FIXED_CTR_CTRL", desc_str("pmc16/name"));
-	EXPECT_STREQ("0x38d", desc_str("pmc16/addr"));
-	EXPECT_STREQ("PMC0", desc_str("pmd0/name"));
-	EXPECT_STREQ("0xc1", desc_str("pmd0/addr"));
-	EXPECT_STREQ("FIXED_CTR2", desc_str("pmd18/name"));
-	EXPECT_STREQ("0x30b", desc_str("pmd18/addr"));
-	EXPECT_STREQ("", desc_str("pmc4/name"));
-	EXPECT_STREQ("", desc_str("pmd19/name"));
+	EXPECT_STREQ("PERFEVTSEL3", pmu_desc_str("pmc3/name"));
+	EXPECT_STREQ("0x189", pmu_desc_str("pmc3/addr"));
+	EXPECT_STREQ("FIXED_CTR_CTRL", pmu_desc_str("pmc16/name"));
+	EXPECT_STREQ("0x38d", pmu_desc_str("pmc16/addr"));
+	EXPECT_STREQ("PMC0", pmu_desc_str("pmd0/name"));
+	EXPECT_STREQ("0xc1", pmu_desc_str("pmd0/addr"));
+	EXPECT_STREQ("FIXED_CTR2", pmu_desc_str("pmd18/name"));
+	EXPECT_STREQ("0x30b", pmu_desc_str("pmd18/addr"));
+	EXPECT_STREQ("", pmu_desc_str("pmc4/name"));
+	EXPECT_STREQ("", pmu_desc_str("pmd19/name"));
 	/* AnyThread allowed from v3; everything above bit 31 reserved. */
-	EXPECT_STREQ("0xffffffff00080000", desc_str("pmc0/rsvd_msk"));
-	EXPECT_STREQ("0xfffffffffffff000", desc_str("pmc16/rsvd_msk"));
+	EXPECT_STREQ("0xffffffff00080000", pmu_desc_str("pmc0/rsvd_msk"));
+	EXPECT_STREQ("0xfffffffffffff000", pmu_desc_str("pmc16/rsvd_msk"));
 }
 
 TEST_F(sim, intel_write_checks)
@@ -529,7 +510,7 @@ TEST_F(sim, intel_v1_gated_per_counter)
 	int fd;
 
 	ASSERT_EQ(0, sim_load("cpuid_a=0x07280201,0,0,0 fw_write=0"));
-	EXPECT_STREQ("", desc_str("pmc16/name"));
+	EXPECT_STREQ("", pmu_desc_str("pmc16/name"));
 	EXPECT_EQ(31, counter_width());
 	fd = self_ctx(top - 10, 0, false);
 	ASSERT_LE(0, fd);
@@ -555,11 +536,11 @@ TEST_F(sim, amd_core_counters)
 	ASSERT_EQ(0, sim_load("vendor=amd"));
 	ASSERT_TRUE(pmu_is("amd64"));
 	EXPECT_EQ(47, counter_width());
-	EXPECT_STREQ("PERF_CTL5", desc_str("pmc5/name"));
-	EXPECT_STREQ("0xc001020a", desc_str("pmc5/addr"));
-	EXPECT_STREQ("PERF_CTR5", desc_str("pmd5/name"));
-	EXPECT_STREQ("0xc001020b", desc_str("pmd5/addr"));
-	EXPECT_STREQ("", desc_str("pmc6/name"));
+	EXPECT_STREQ("PERF_CTL5", pmu_desc_str("pmc5/name"));
+	EXPECT_STREQ("0xc001020a", pmu_desc_str("pmc5/addr"));
+	EXPECT_STREQ("PERF_CTR5", pmu_desc_str("pmd5/name"));
+	EXPECT_STREQ("0xc001020b", pmu_desc_str("pmd5/addr"));
+	EXPECT_STREQ("", pmu_desc_str("pmc6/name"));
 	fd = self_ctx(top - 10, 0, false);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
@@ -574,13 +555,13 @@ TEST_F(sim, amd_core_counters)
 TEST_F(sim, amd_legacy_counters)
 {
 	ASSERT_EQ(0, sim_load("vendor=amd amd_core=0"));
-	EXPECT_STREQ("PERFEVTSEL3", desc_str("pmc3/name"));
-	EXPECT_STREQ("0xc0010003", desc_str("pmc3/addr"));
-	EXPECT_STREQ("PERFCTR3", desc_str("pmd3/name"));
-	EXPECT_STREQ("0xc0010007", desc_str("pmd3/addr"));
-	EXPECT_STREQ("", desc_str("pmc4/name"));
+	EXPECT_STREQ("PERFEVTSEL3", pmu_desc_str("pmc3/name"));
+	EXPECT_STREQ("0xc0010003", pmu_desc_str("pmc3/addr"));
+	EXPECT_STREQ("PERFCTR3", pmu_desc_str("pmd3/name"));
+	EXPECT_STREQ("0xc0010007", pmu_desc_str("pmd3/addr"));
+	EXPECT_STREQ("", pmu_desc_str("pmc4/name"));
 	/* GuestOnly/HostOnly and the high event bits; bit 21 reserved */
-	EXPECT_STREQ("0xfffffcf000280000", desc_str("pmc0/rsvd_msk"));
+	EXPECT_STREQ("0xfffffcf000280000", pmu_desc_str("pmc0/rsvd_msk"));
 }
 
 TEST_F(sim, amd_perfmon_v2)
@@ -590,7 +571,7 @@ TEST_F(sim, amd_perfmon_v2)
 
 	ASSERT_EQ(0, sim_load("vendor=amd amd_v2_ctrs=5"));
 	EXPECT_EQ(48, counter_width());
-	EXPECT_STREQ("", desc_str("pmc5/name"));
+	EXPECT_STREQ("", pmu_desc_str("pmc5/name"));
 	fd = self_ctx(top - 10, 0, false);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
