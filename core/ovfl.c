@@ -234,7 +234,7 @@ struct pfm_ovfl_plan {
 /* Decide what each overflowed PMD needs; the format records samples. */
 static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 			  const unsigned long *ovfl, u64 ip,
-			  struct pfm_ovfl_plan *p)
+			  struct pt_regs *regs, struct pfm_ovfl_plan *p)
 	__must_hold(&ctx->lock)
 {
 	u64 now = ctx->smpl ? ktime_get_ns() : 0;
@@ -245,7 +245,7 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 		if (!(set->pmds[i].flags & PFM_REGFL_OVFL_NOTIFY))
 			ctl = PFM_FMT_RESET;
 		else if (ctx->smpl)
-			ctl = pfm_smpl_record(ctx, set, i, ip, now);
+			ctl = pfm_smpl_record(ctx, set, i, ip, regs, now);
 		else
 			ctl = PFM_FMT_NOTIFY;
 		if (ctl & PFM_FMT_RESET)
@@ -279,11 +279,13 @@ static bool pfm_ovfl_switch_due(struct pfm_event_set *set,
 }
 
 /*
- * Act on the 64-bit overflows @ovfl of the live set.
+ * Act on the 64-bit overflows @ovfl of the live set; @ip is what samples
+ * and messages show, @regs (or NULL) where call chains start.
  * Return: true when readers must be woken (after the lock is dropped).
  */
 static bool pfm_overflow(struct pfm_context *ctx, struct pfm_event_set *set,
-			 const unsigned long *ovfl, u64 ip)
+			 const unsigned long *ovfl, u64 ip,
+			 struct pt_regs *regs)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_ovfl_plan p = {};
@@ -291,7 +293,7 @@ static bool pfm_overflow(struct pfm_context *ctx, struct pfm_event_set *set,
 	bool masked;
 
 	bitmap_copy(set->ovfl_pmds, ovfl, PFM_MAX_PMDS);
-	pfm_ovfl_plan(ctx, set, ovfl, ip, &p);
+	pfm_ovfl_plan(ctx, set, ovfl, ip, regs, &p);
 	for_each_set_bit(i, p.reset, ctx->pmu->max_pmd)
 		pfm_pmd_reset(ctx, set, i, false, true);
 	pfm_triggers(ctx, set, ovfl);
@@ -363,7 +365,8 @@ void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs)
 			__set_bit(i, ovfl64);
 	}
 	if (!bitmap_empty(ovfl64, PFM_MAX_PMDS))
-		wake = pfm_overflow(ctx, set, ovfl64, pfm_sample_ip(ctx, regs));
+		wake = pfm_overflow(ctx, set, ovfl64, pfm_sample_ip(ctx, regs),
+				    regs);
 	if (pfm_throttle_check(ctx))
 		wake = true;
 	/* Carried upper bits, reloaded counters, a halt: all in the page. */

@@ -466,7 +466,11 @@ struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 					 bool charge);
 void pfm_smpl_buf_free(struct pfm_smpl_buf *buf);
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
-		    unsigned int i, u64 ip, u64 tstamp);
+		    unsigned int i, u64 ip, struct pt_regs *regs, u64 tstamp);
+
+/* core/callchain.c */
+unsigned int pfm_user_callchain(struct pt_regs *regs, u64 *ips,
+				unsigned int max);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);
 extern unsigned long pfm_smpl_mem_max;
 extern unsigned int pfm_smpl_user_mlock_kb;

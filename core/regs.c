@@ -141,7 +141,8 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 	__must_hold(&ctx->lock)
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
-	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM;
+	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM |
+			       PFM_REGFL_CALLCHAIN;
 	bool is_cntr;
 	u32 err;
 

@@ -415,13 +415,14 @@ static void pfm_smpl_values(struct pfm_context *ctx, struct pfm_event_set *set,
  * @set: its active set
  * @i: the PMD that overflowed (its 64-bit value carried, not reset yet)
  * @ip: instruction pointer at the interrupt, or 0
+ * @regs: registers at the interrupt, or NULL (the call chain's start)
  * @tstamp: CLOCK_MONOTONIC of the overflow
  *
  * Context: interrupts disabled.
  * Return: the format's PFM_FMT_* bits.
  */
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
-		    unsigned int i, u64 ip, u64 tstamp)
+		    unsigned int i, u64 ip, struct pt_regs *regs, u64 tstamp)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_smpl *smpl = container_of(ctx->smpl, struct pfm_smpl, buf);
@@ -438,6 +439,9 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 	arg->last_reset_val = pmd->lval;
 	arg->eventid = pmd->eventid;
 	pfm_smpl_values(ctx, set, pmd, arg);
+	arg->callchain = pmd->flags & PFM_REGFL_CALLCHAIN;
+	arg->nr_ips = arg->callchain ?
+		      pfm_user_callchain(regs, arg->ips, PFM_MAX_CALLCHAIN) : 0;
 	return ctx->smpl->fmt->handler(ctx->smpl, arg);
 }
 

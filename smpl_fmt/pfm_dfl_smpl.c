@@ -3,8 +3,10 @@
  * pfm_dfl_smpl: perfmon2's "default" sampling format.  A header, then
  * entries (struct pfm_dfl_smpl_entry, perfmon2 v2.8's, or with
  * PFM_DFL_SMPL_FL_V2 struct pfm_dfl_smpl_entry_v2, then the sampled PMD
- * values) until the buffer is full; full means notify the monitor and mask
- * until it restarts, which empties the buffer.  Layout and protocol:
+ * values, then for a PMD with PFM_REGFL_CALLCHAIN the call chain: a u64
+ * count and that many u64 addresses) until the buffer is full; full
+ * means notify the monitor and mask until it restarts, which empties the
+ * buffer.  Layout and protocol:
  * include/uapi/linux/perfmon_dfl_smpl.h, Documentation/sampling.rst.
  *
  * The buffer is mapped read-only, so what the header says can be
@@ -50,6 +52,20 @@ static size_t dfl_entry_size(const struct pfm_dfl_smpl_hdr *hdr,
 	return (dfl_v2(hdr) ? sizeof(struct pfm_dfl_smpl_entry_v2) :
 			      sizeof(struct pfm_dfl_smpl_entry)) +
 	       nr_values * sizeof(u64);
+}
+
+/* The call chain after an entry's values: its count, then the chain. */
+static size_t dfl_chain_size(bool callchain, unsigned int nr_ips)
+{
+	return callchain ? (1 + nr_ips) * sizeof(u64) : 0;
+}
+
+static void dfl_write_chain(void *p, const struct pfm_ovfl_arg *arg)
+{
+	u64 nr = arg->nr_ips;
+
+	memcpy(p, &nr, sizeof(nr));
+	memcpy(p + sizeof(nr), arg->ips, arg->nr_ips * sizeof(u64));
 }
 
 static int dfl_init(struct pfm_smpl_buf *buf, u32 ctx_flags, const void *data)
@@ -109,20 +125,26 @@ static void dfl_write_entry_v2(struct pfm_dfl_smpl_entry_v2 *e,
 static u32 dfl_handler(struct pfm_smpl_buf *buf, const struct pfm_ovfl_arg *arg)
 {
 	struct pfm_dfl_smpl_hdr *hdr = buf->addr;
-	size_t esize = dfl_entry_size(hdr, arg->nr_values);
+	size_t vsize = dfl_entry_size(hdr, arg->nr_values);
+	size_t esize = vsize + dfl_chain_size(arg->callchain, arg->nr_ips);
+	/* The next entry of this PMD, at its longest chain. */
+	size_t next = vsize + dfl_chain_size(arg->callchain, PFM_MAX_CALLCHAIN);
+	void *e = buf->addr + hdr->hdr_cur_offs;
 
 	if (hdr->hdr_cur_offs + esize > hdr->hdr_buf_size) {
 		hdr->hdr_overflows++;
 		return PFM_FMT_NOTIFY;
 	}
 	if (dfl_v2(hdr))
-		dfl_write_entry_v2(buf->addr + hdr->hdr_cur_offs, arg);
+		dfl_write_entry_v2(e, arg);
 	else
-		dfl_write_entry(buf->addr + hdr->hdr_cur_offs, arg);
+		dfl_write_entry(e, arg);
+	if (arg->callchain)
+		dfl_write_chain(e + vsize, arg);
 	hdr->hdr_cur_offs += esize;
 	hdr->hdr_min_buf_space = max_t(u64, hdr->hdr_min_buf_space, esize);
 	hdr->hdr_count++;
-	if (hdr->hdr_cur_offs + esize > hdr->hdr_buf_size)
+	if (hdr->hdr_cur_offs + next > hdr->hdr_buf_size)
 		return PFM_FMT_NOTIFY;
 	return PFM_FMT_RESET;
 }

@@ -184,11 +184,11 @@ static void ring_publish(struct ring *r)
 }
 
 /*
- * Make room for a record of @size bytes, preceded by the pending lost
- * record if there is one.  False (and the record counted as lost) when
- * the reader left no room.
+ * Make room for @nrec records of @size bytes in all, preceded by the
+ * pending lost record if there is one.  False (and the records counted
+ * as one lost) when the reader left no room.
  */
-static bool ring_reserve(struct ring *r, size_t size)
+static bool ring_reserve(struct ring *r, size_t size, unsigned int nrec)
 {
 	struct pfm_ring_lost lost = {
 		.hdr = { .type = PFM_RING_REC_LOST, .size = sizeof(lost) },
@@ -207,8 +207,8 @@ static bool ring_reserve(struct ring *r, size_t size)
 		r->recs_since++;
 		r->bytes_since += sizeof(lost);
 	}
-	r->records++;
-	r->recs_since++;
+	r->records += nrec;
+	r->recs_since += nrec;
 	r->bytes_since += size;
 	return true;
 }
@@ -245,18 +245,41 @@ static void ring_fill_sample(struct pfm_ring_sample *s,
 	s->eventid = arg->eventid;
 }
 
+/* The call chain record that follows a sample; its bytes, or 0. */
+static size_t ring_chain_size(const struct pfm_ovfl_arg *arg)
+{
+	if (!arg->callchain)
+		return 0;
+	return sizeof(struct pfm_ring_callchain) + arg->nr_ips * sizeof(u64);
+}
+
+static void ring_copy_chain(struct ring *r, const struct pfm_ovfl_arg *arg,
+			    size_t size)
+{
+	struct pfm_ring_callchain c = {
+		.hdr = { .type = PFM_RING_REC_CALLCHAIN, .size = size },
+		.nr = arg->nr_ips,
+	};
+
+	ring_copy(r, &c, sizeof(c));
+	ring_copy(r, arg->ips, arg->nr_ips * sizeof(u64));
+}
+
 /* Every sample resets its PMD and goes on: the ring never masks. */
 static u32 ring_handler(struct pfm_smpl_buf *buf, const struct pfm_ovfl_arg *arg)
 {
 	size_t vsize = arg->nr_values * sizeof(u64);
+	size_t csize = ring_chain_size(arg);
 	struct pfm_ring_sample s = {};
 	struct ring *r = buf->priv;
 	u32 ret = PFM_FMT_RESET;
 
-	if (ring_reserve(r, sizeof(s) + vsize)) {
+	if (ring_reserve(r, sizeof(s) + vsize + csize, csize ? 2 : 1)) {
 		ring_fill_sample(&s, arg, sizeof(s) + vsize);
 		ring_copy(r, &s, sizeof(s));
 		ring_copy(r, arg->values, vsize);
+		if (csize)
+			ring_copy_chain(r, arg, csize);
 		if (ring_wake_due(r))
 			ret |= PFM_FMT_WAKE;
 	}
@@ -277,7 +300,7 @@ static void ring_set_switch(struct pfm_smpl_buf *buf, u16 from, u16 to,
 	struct ring *r = buf->priv;
 
 	/* A wake-up, if due, goes with the next sample. */
-	if (ring_reserve(r, sizeof(rec)))
+	if (ring_reserve(r, sizeof(rec), 1))
 		ring_copy(r, &rec, sizeof(rec));
 	ring_publish(r);
 }

@@ -74,6 +74,10 @@
 #define PFM_REGFL_OVFL_NOTIFY	0x1	/* PMD: notify on overflow */
 #define PFM_REGFL_RANDOM	0x2	/* PMD: randomize the reset value */
 #define PFM_REGFL_NO_EMUL64	0x4	/* PMC: no 64-bit virtualization of its PMD */
+#define PFM_REGFL_CALLCHAIN	0x8	/* PMD: its samples carry the user call chain */
+
+/* Entries of a sample's call chain at most: its IP and 63 callers. */
+#define PFM_MAX_CALLCHAIN	64
 
 /*
  * Returned in reg_flags (and set_flags of pfarg_setdesc) of the entry of

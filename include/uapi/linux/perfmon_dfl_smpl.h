@@ -11,9 +11,12 @@
  * records one entry, then the 64-bit values of the PMDs in that PMD's
  * reg_smpl_pmds, in increasing PMD order, as they were at the overflow
  * (several PMDs overflowing at once give consecutive entries, in
- * increasing PMD order).  The overflowed PMD is then reset with its
+ * increasing PMD order), and for a PMD written with PFM_REGFL_CALLCHAIN
+ * a 64-bit count and that many 64-bit addresses: the user call chain,
+ * innermost first (its entries then vary in size).  The overflowed PMD is then reset with its
  * short reset value and monitoring goes on.  When the entry just
- * written leaves no room for another, the buffer is full: the context
+ * written leaves no room for another (with the longest chain), the
+ * buffer is full: the context
  * is masked and the monitor notified (PFM_MSG_OVFL); pfm_restart()
  * empties the buffer, reloads the overflowed PMD with its long reset
  * value and resumes.  No sample is dropped while the monitor keeps up;

@@ -105,6 +105,7 @@ struct pfm_ring_ctrl {
 #define PFM_RING_REC_SAMPLE	1	/* struct pfm_ring_sample */
 #define PFM_RING_REC_LOST	2	/* struct pfm_ring_lost */
 #define PFM_RING_REC_SET_SWITCH	3	/* struct pfm_ring_set_switch */
+#define PFM_RING_REC_CALLCHAIN	4	/* struct pfm_ring_callchain */
 
 /**
  * struct pfm_ring_rec - the header of every record
@@ -145,6 +146,26 @@ struct pfm_ring_sample {
 	__u16 nr_values;
 	__u64 last_reset_val;
 	__u64 eventid;
+};
+
+/**
+ * struct pfm_ring_callchain - the user call chain of the sample before it
+ * @hdr: type PFM_RING_REC_CALLCHAIN; written right after each sample of
+ *       a PMD with PFM_REGFL_CALLCHAIN, in the same room (both or
+ *       neither are written)
+ * @nr: entries of @ips (0: the thread had no user state, a kernel
+ *      thread); at most PFM_MAX_CALLCHAIN
+ * @reserved: zero
+ * @ips: the user instruction pointer, then the return addresses of the
+ *       frame-pointer chain, innermost first; the walk stops at the
+ *       first frame it cannot read or that is not above the previous
+ *       one (Documentation/sampling.rst, "Call chains")
+ */
+struct pfm_ring_callchain {
+	struct pfm_ring_rec hdr;
+	__u16 nr;
+	__u16 reserved[3];
+	__u64 ips[];
 };
 
 /**

@@ -258,6 +258,9 @@ static inline void *pfm_map_buf(int fd, size_t len, int prot)
  * code there (raw system calls whose sampled IPs it checks).
  */
 extern const char __start_smpl_text[], __stop_smpl_text[];
+/* ... and of smpl_test's callers of them, whose call chains it checks. */
+extern const char __start_chain_mid_text[], __stop_chain_mid_text[];
+extern const char __start_chain_outer_text[], __stop_chain_outer_text[];
 
 /* pfm_getinfo_evtsets() on set @id; 0 or -errno. */
 static inline int pfm_set_info(int fd, uint16_t id, pfarg_setinfo_t *si)

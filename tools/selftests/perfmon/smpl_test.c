@@ -1652,4 +1652,300 @@ TEST(trigger_reserved_eflags)
 	close(fd);
 }
 
+/* ------------------------------------------------------------------ */
+/* Call chains (PFM_REGFL_CALLCHAIN)                                   */
+/* ------------------------------------------------------------------ */
+
+/* Called, so that chain_syscalls() is no leaf function. */
+static noinline __noclone void chain_nop(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+/*
+ * Raw calls in a function with a frame of its own: the compiler keeps
+ * no frame in a leaf function even with -fno-omit-frame-pointer, and a
+ * chain walked from there misses its caller (as perf's does).
+ */
+static noinline __noclone __section("smpl_text")
+void chain_syscalls(unsigned long n)
+{
+	raw_getppid(n);
+	chain_nop();
+	asm volatile("" ::: "memory");
+}
+
+/*
+ * chain_syscalls() called from chain_mid(), called from chain_outer(),
+ * each alone in its section; the tests are built with frame pointers
+ * (Makefile).  The empty asm after each call keeps it a call, not a
+ * jump: a tail call would leave no frame of its caller.
+ */
+static noinline __noclone __section("chain_mid_text")
+void chain_mid(unsigned long n)
+{
+	chain_syscalls(n);
+	asm volatile("" ::: "memory");
+}
+
+static noinline __noclone __section("chain_outer_text")
+void chain_outer(unsigned long n)
+{
+	chain_mid(n);
+	asm volatile("" ::: "memory");
+}
+
+/*
+ * Does @ips (@nr entries) run chain_syscalls(), chain_mid(), chain_outer():
+ * the system call, then the return addresses into each caller?
+ */
+static bool chain_ok(const uint64_t *ips, unsigned int nr)
+{
+	return nr >= 3 && nr <= PFM_MAX_CALLCHAIN && in_smpl_text(ips[0]) &&
+	       ips[1] >= (uintptr_t)__start_chain_mid_text &&
+	       ips[1] < (uintptr_t)__stop_chain_mid_text &&
+	       ips[2] >= (uintptr_t)__start_chain_outer_text &&
+	       ips[2] < (uintptr_t)__stop_chain_outer_text;
+}
+
+union ring_chain {
+	struct pfm_ring_callchain c;
+	uint64_t raw[2 + PFM_MAX_CALLCHAIN];
+};
+
+/* The call chain record at *@pos into @ch, *@pos moved past it. */
+static bool ring_next_chain(const struct ring *r, uint64_t *pos,
+			    union ring_chain *ch)
+{
+	ring_copy(r, *pos, ch, sizeof(ch->c));
+	if (ch->c.hdr.type != PFM_RING_REC_CALLCHAIN ||
+	    ch->c.nr > PFM_MAX_CALLCHAIN ||
+	    ch->c.hdr.size != sizeof(ch->c) + 8 * ch->c.nr)
+		return false;
+	ring_copy(r, *pos, ch, ch->c.hdr.size);
+	*pos += ch->c.hdr.size;
+	return true;
+}
+
+/*
+ * Ring format, period 10, 50 samples: each sample record is followed by
+ * a call chain record whose frames are exactly the callers'.
+ */
+TEST(ring_callchain)
+{
+	struct pfm_ring_smpl_arg arg = { .data_pages = 8 };
+	const uint64_t period = 10, nsmpl = 50;
+	uint64_t head, pos, nchain = 0, bad = 0;
+	union ring_rec rec;
+	union ring_chain ch;
+	struct ring r;
+	void *map;
+	int fd, sz;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	fd = syscall_ctx(0, PFM_RING_SMPL_NAME, &arg, sizeof(arg), period,
+			 PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_CALLCHAIN, -period,
+			 false);
+	ASSERT_LE(0, fd);
+	map = ring_map(fd, 8, PROT_READ | PROT_WRITE);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ring_init(&r, map);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	chain_outer(nsmpl * period + 5);
+	ASSERT_EQ(0, pfm_stop(fd));
+	head = ring_head(&r);
+	pos = ring_tail(&r);
+	EXPECT_EQ(2 * nsmpl, r.ctrl->records);
+	while ((sz = ring_next(&r, &pos, head, &rec)) > 0) {
+		if (rec.hdr.type != PFM_RING_REC_SAMPLE || sz != RING_SAMPLE) {
+			bad++;
+			continue;
+		}
+		/* The chain record follows its sample. */
+		if (!ring_next_chain(&r, &pos, &ch)) {
+			bad++;
+			break;
+		}
+		if (!chain_ok(ch.c.ips, ch.c.nr) || ch.c.ips[0] != rec.smp.ip)
+			bad++;
+		if (nchain++ == 0)
+			TH_LOG("first chain: %u frames, %#llx %#llx %#llx",
+			       ch.c.nr, ULL(ch.c.ips[0]), ULL(ch.c.ips[1]),
+			       ULL(ch.c.ips[2]));
+	}
+	EXPECT_EQ(0, sz);
+	EXPECT_EQ(nsmpl, nchain);
+	EXPECT_EQ(0, bad);
+	munmap(map, 9 * page_size());
+	close(fd);
+}
+
+/*
+ * Default format, layout 2.0: each entry's values (one: PMD1) are
+ * followed by the chain's length and the chain.
+ */
+TEST(dfl_callchain)
+{
+	struct pfm_dfl_smpl_arg arg = { .buf_size = 65536,
+					.buf_flags = PFM_DFL_SMPL_FL_V2 };
+	const uint64_t period = 10, nsmpl = 50;
+	const struct pfm_dfl_smpl_entry_v2 *e;
+	struct pfm_dfl_smpl_hdr *hdr;
+	const uint64_t *val;
+	uint64_t k, off, bad = 0;
+	int fd;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	fd = syscall_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg), period,
+			 PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_CALLCHAIN, -period,
+			 true);
+	ASSERT_LE(0, fd);
+	hdr = pfm_map_buf(fd, arg.buf_size, PROT_READ);
+	ASSERT_TRUE(hdr != MAP_FAILED);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	chain_outer(nsmpl * period + 5);
+	ASSERT_EQ(0, pfm_stop(fd));
+	ASSERT_EQ(nsmpl, hdr->hdr_count);
+	off = DFL_HDR;
+	for (k = 0; k < nsmpl; k++) {
+		e = (const void *)((const char *)hdr + off);
+		val = (const uint64_t *)(e + 1);
+		/* val[0]: PMD1; val[1]: the chain's length; then the chain */
+		if (e->nr_values != 1 || val[0] != (k + 1) * period ||
+		    !chain_ok(val + 2, val[1]) || val[2] != e->ip)
+			bad++;
+		off += DFL_ENTRY_V2 + 8 * (2 + val[1]);
+		if (off > hdr->hdr_cur_offs)
+			break;
+	}
+	EXPECT_EQ(hdr->hdr_cur_offs, off);
+	EXPECT_EQ(0, bad);
+	munmap(hdr, arg.buf_size);
+	close(fd);
+}
+
+#if defined(__x86_64__) || defined(__aarch64__)
+/*
+ * @n raw getppid() calls with the frame pointer set to @fp, then put
+ * back: what a thread whose frame pointer is not one looks like.
+ */
+static noinline __noclone __section("smpl_text")
+void raw_syscalls_fp(unsigned long n, unsigned long fp)
+{
+#if defined(__x86_64__)
+	/* Below the red zone, which the compiler may be using. */
+	asm volatile("add $-128, %%rsp\n\t"
+		     "push %%rbp\n\t"
+		     "mov %1, %%rbp\n"
+		     "1:\n\t"
+		     "mov %2, %%eax\n\t"
+		     "syscall\n\t"
+		     "dec %0\n\t"
+		     "jnz 1b\n\t"
+		     "pop %%rbp\n\t"
+		     "sub $-128, %%rsp"
+		     : "+r" (n) : "r" (fp), "i" (__NR_getppid)
+		     : "rax", "rcx", "r11", "memory", "cc");
+#else
+	asm volatile("mov x9, x29\n\t"
+		     "mov x29, %1\n"
+		     "1:\n\t"
+		     "mov x8, %2\n\t"
+		     "svc #0\n\t"
+		     "subs %0, %0, #1\n\t"
+		     "b.ne 1b\n\t"
+		     "mov x29, x9"
+		     : "+r" (n) : "r" (fp), "i" (__NR_getppid)
+		     : "x0", "x8", "x9", "memory", "cc");
+#endif
+}
+
+/* Ring samples of 20 raw calls with frame pointer @fp: their chains. */
+static void bad_fp_chains(struct __test_metadata *_metadata, uint64_t fp,
+			  unsigned int want_nr, uint64_t want_ret)
+{
+	struct pfm_ring_smpl_arg arg = { .data_pages = 2 };
+	uint64_t head, pos, nchain = 0, bad = 0;
+	union ring_rec rec;
+	union ring_chain ch;
+	struct ring r;
+	void *map;
+	int fd, sz;
+
+	fd = syscall_ctx(0, PFM_RING_SMPL_NAME, &arg, sizeof(arg), 1,
+			 PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_CALLCHAIN, -1, false);
+	ASSERT_LE(0, fd);
+	map = ring_map(fd, 2, PROT_READ | PROT_WRITE);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ring_init(&r, map);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	raw_syscalls_fp(20, fp);
+	ASSERT_EQ(0, pfm_stop(fd));
+	head = ring_head(&r);
+	pos = ring_tail(&r);
+	while ((sz = ring_next(&r, &pos, head, &rec)) > 0) {
+		if (rec.hdr.type != PFM_RING_REC_SAMPLE)
+			continue;
+		ASSERT_TRUE(ring_next_chain(&r, &pos, &ch));
+		/* pfm_stop()'s own call is sampled with the real frames */
+		if (!in_smpl_text(ch.c.ips[0]))
+			continue;
+		nchain++;
+		if (ch.c.nr != want_nr ||
+		    (want_nr > 1 && ch.c.ips[1] != want_ret)) {
+			bad++;
+			TH_LOG("chain of %u frames, [1] %#llx", ch.c.nr,
+			       ULL(ch.c.ips[1]));
+		}
+	}
+	EXPECT_EQ(20, nchain);
+	EXPECT_EQ(0, bad);
+	munmap(map, 3 * page_size());
+	close(fd);
+}
+
+/* A frame pointer into unmapped memory: the chain is the IP alone. */
+TEST(callchain_unmapped_frame)
+{
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	bad_fp_chains(_metadata, 0x10, 1, 0);
+}
+
+/*
+ * A frame record that points at itself: its return address is taken,
+ * then the walk stops (the next frame is not above it), no loop.
+ */
+TEST(callchain_frame_loop)
+{
+	static uint64_t rec[2];
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	rec[0] = (uintptr_t)rec;
+	rec[1] = 0x1234;
+	bad_fp_chains(_metadata, (uintptr_t)rec, 2, 0x1234);
+}
+#endif
+
+/* The flag is a counter PMD's: on a PMC it is refused. */
+TEST(callchain_flag_on_pmc_einval)
+{
+	pfarg_pmc_t pc;
+	int fd = pfm_new_ctx(0);
+
+	ASSERT_LE(0, fd);
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_num = 0;
+	pc.reg_flags = PFM_REGFL_CALLCHAIN;
+	EXPECT_EQ(-1, pfm_write_pmcs(fd, &pc, 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
