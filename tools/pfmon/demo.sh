@@ -25,8 +25,8 @@ soft)
 		-e stall,inst_retired:u,cpu_cycles:k,r0x11:u \
 		-- hotspot -r 100 ;;
 esac
-run pfmon record -o /tmp/pfmon.data -- hotspot -t 2 || exit 1
+run pfmon record -g -o /tmp/pfmon.data -- hotspot -t 2 || exit 1
 run pfmon report -i /tmp/pfmon.data -n 8 || exit 1
 echo
-echo "\$ pfmon report -i /tmp/pfmon.data --folded   (flame graph input)"
+echo "\$ pfmon report -i /tmp/pfmon.data --folded   (call chains: flame graph input)"
 pfmon report -i /tmp/pfmon.data --folded | head -n 8

@@ -142,6 +142,7 @@ struct pfmon_target {
  * @go_fd: write end of the pipe that lets @child exec
  * @ring_pages: data pages of each ring (sampling)
  * @sampling: contexts carry a ring buffer
+ * @callchain: samples carry the user call chain (PFM_REGFL_CALLCHAIN)
  * @sfd: signalfd of SIGCHLD, SIGINT, SIGTERM
  * @traced: @child and its descendants are traced (per-thread sessions)
  * @live: traced threads not reaped yet
@@ -162,6 +163,7 @@ struct pfmon_session {
 	int go_fd;
 	unsigned int ring_pages;
 	bool sampling;
+	bool callchain;
 	int sfd;
 	bool traced;
 	int live;

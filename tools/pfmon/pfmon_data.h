@@ -62,6 +62,10 @@ struct pfmon_file_header {
 #define PFMON_REC_MMAP		4	/* struct pfmon_rec_mmap */
 #define PFMON_REC_LOST		5	/* struct pfmon_rec_lost */
 #define PFMON_REC_EXEC		6	/* struct pfmon_rec_exec */
+#define PFMON_REC_CALLCHAIN	7	/* struct pfmon_rec_callchain */
+
+/* Entries of a call chain at most (the kernel's PFM_MAX_CALLCHAIN). */
+#define PFMON_MAX_CHAIN		64
 
 /**
  * struct pfmon_rec - header of every record
@@ -107,6 +111,20 @@ struct pfmon_rec_sample {
 	uint64_t time_ns;
 	uint32_t cpu;
 	uint32_t event;
+};
+
+/**
+ * struct pfmon_rec_callchain - the user call chain of the sample before it
+ * @hdr: type PFMON_REC_CALLCHAIN; right after its sample (record -g)
+ * @nr: entries of @ips, at most PFMON_MAX_CHAIN
+ * @reserved: zero
+ * @ips: the user IP, then the return addresses, innermost first
+ */
+struct pfmon_rec_callchain {
+	struct pfmon_rec hdr;
+	uint32_t nr;
+	uint32_t reserved;
+	uint64_t ips[];
 };
 
 /**

@@ -30,6 +30,7 @@ struct record_opts {
 	const char *out;
 	unsigned int pages;
 	bool quiet;
+	bool callchain;
 };
 
 struct record_run {
@@ -46,10 +47,11 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pfmon record [-e EV[/PERIOD],...]... [-a | -C CPUS | -p PID]\n"
-		"                    [-o FILE] [-m PAGES] [-q] [-- CMD [ARGS]]\n"
+		"                    [-g] [-o FILE] [-m PAGES] [-q] [-- CMD [ARGS]]\n"
 		"  -e EV/PERIOD  sample EV every PERIOD events (default: the PMU's\n"
 		"                cycles or task-clock, every 1000000)\n"
 		"  -a, -C CPUS   every CPU, or those; -p PID: a running process\n"
+		"  -g            record user call chains (frame pointers)\n"
 		"  -o FILE       output (pfmon.data)\n"
 		"  -m PAGES      ring data pages per thread or CPU, a power of 2 (64)\n"
 		"  -q            no progress line\n"
@@ -66,6 +68,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "call-graph", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -73,7 +76,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 
 	o->out = "pfmon.data";
 	o->pages = 64;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:o:m:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:aC:p:o:m:qgh", lo, NULL)) != -1) {
 		ret = pfmon_what_opt(&o->w, c, optarg);
 		if (ret < 0)
 			return -1;
@@ -94,6 +97,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'g':
+			o->callchain = true;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -226,6 +232,21 @@ static void put_all_processes(struct record_run *r)
 	closedir(d);
 }
 
+/* A sample's call chain, right after the sample in both files. */
+static void put_chain(struct record_run *r, const struct pfm_ring_rec *rec)
+{
+	const struct pfm_ring_callchain *rc = (const void *)rec;
+	struct pfmon_rec_callchain c = { .hdr = { PFMON_REC_CALLCHAIN } };
+
+	if (rec->size < sizeof(*rc) || rc->nr > PFM_MAX_CALLCHAIN ||
+	    rec->size < sizeof(*rc) + rc->nr * sizeof(uint64_t))
+		return;
+	c.nr = rc->nr;
+	c.hdr.size = sizeof(c) + c.nr * sizeof(uint64_t);
+	put(r, &c, sizeof(c));
+	put(r, rc->ips, c.nr * sizeof(uint64_t));
+}
+
 static int drain_one(const struct pfm_ring_rec *rec, void *arg)
 {
 	struct record_run *r = arg;
@@ -247,6 +268,8 @@ static int drain_one(const struct pfm_ring_rec *rec, void *arg)
 		l.lost = rl->lost;
 		put(r, &l, sizeof(l));
 		r->lost += rl->lost;
+	} else if (rec->type == PFM_RING_REC_CALLCHAIN) {
+		put_chain(r, rec);
 	}
 	return 0;
 }
@@ -428,6 +451,7 @@ int cmd_record(int argc, char **argv)
 	if (pfmon_session_init(&s) || pfmon_pmu_open(&s.pmu))
 		goto out;
 	s.sampling = true;
+	s.callchain = o.callchain;
 	s.ring_pages = o.pages;
 	s.switch_ns = 10000000ULL;
 	if (pfmon_session_events(&s, o.w.ev_lists, o.w.nlists, false, true) ||

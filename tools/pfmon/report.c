@@ -109,6 +109,31 @@ struct entry {
 	uint64_t count;		/* 0: a free slot */
 };
 
+/*
+ * A count of samples with one call chain (record -g), of an image
+ * between two of its maps: @ips innermost first, the first @nr_exact
+ * of them IPs (the sample's kernel IP when shown, the user IP), the
+ * rest return addresses.
+ */
+struct stack {
+	struct image *image;
+	uint32_t event;
+	uint32_t epoch;
+	uint32_t nr;
+	uint32_t nr_exact;
+	uint64_t *ips;
+	uint64_t count;		/* 0: a free slot */
+};
+
+/* The last sample read, which a call chain record that follows is of. */
+struct last_sample {
+	bool valid;
+	struct image *image;
+	uint32_t event;
+	uint32_t epoch;
+	uint64_t ip;
+};
+
 struct row {
 	const char *comm;
 	const char *obj;
@@ -127,6 +152,9 @@ struct report {
 	struct image *last_image;
 	struct entry *entries;
 	size_t nr_entries, cap_entries;
+	struct stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct last_sample last;
 	char **strs;
 	size_t nr_strs, cap_strs;
 	uint64_t lost;
@@ -365,15 +393,15 @@ static void entry_count(struct report *rep, const struct entry *key)
 	e->count++;
 }
 
-/* Object and symbol of the samples of @e. */
-static void resolve(struct report *rep, const struct entry *e,
-		    const char **obj, const char **sym)
+/* Object and symbol of @ip in @img, with the maps before @epoch. */
+static void resolve_ip(struct report *rep, struct image *img, uint32_t epoch,
+		       uint64_t ip, const char **obj, const char **sym)
 {
-	struct map *m = map_find(e->image, e->epoch, e->ip);
+	struct map *m = map_find(img, epoch, ip);
 
 	*obj = SYM_UNKNOWN;
 	*sym = SYM_UNKNOWN;
-	if (!e->ip) {
+	if (!ip) {
 		if (rep->hdr.flags & PFMON_F_KERNEL_HIDDEN) {
 			*obj = OBJ_KERNEL;
 			*sym = SYM_HIDDEN;
@@ -382,10 +410,112 @@ static void resolve(struct report *rep, const struct entry *e,
 		if (!m->dso)
 			m->dso = symbols_dso(rep->syms, m->path);
 		*obj = dso_name(m->dso);
-		*sym = dso_symbol(m->dso, e->ip, m->start, m->pgoff);
-	} else if (symbols_is_kernel(rep->syms, e->ip)) {
-		symbols_kernel(rep->syms, e->ip, obj, sym);
+		*sym = dso_symbol(m->dso, ip, m->start, m->pgoff);
+	} else if (symbols_is_kernel(rep->syms, ip)) {
+		symbols_kernel(rep->syms, ip, obj, sym);
 	}
+}
+
+/* Object and symbol of the samples of @e. */
+static void resolve(struct report *rep, const struct entry *e,
+		    const char **obj, const char **sym)
+{
+	resolve_ip(rep, e->image, e->epoch, e->ip, obj, sym);
+}
+
+static uint64_t stack_hash(const struct stack *s)
+{
+	uint64_t h = hash64(((uint64_t)s->event << 32) | s->epoch);
+	uint32_t i;
+
+	h = hash64(h ^ (uintptr_t)s->image);
+	h = hash64(h ^ s->nr_exact);
+	for (i = 0; i < s->nr; i++)
+		h = hash64(h ^ s->ips[i]);
+	return h;
+}
+
+static bool stack_same(const struct stack *a, const struct stack *b)
+{
+	return a->image == b->image && a->event == b->event &&
+	       a->epoch == b->epoch && a->nr == b->nr &&
+	       a->nr_exact == b->nr_exact &&
+	       !memcmp(a->ips, b->ips, a->nr * sizeof(*a->ips));
+}
+
+static struct stack *stacks_slot(struct stack *stacks, size_t cap,
+				 const struct stack *key)
+{
+	size_t i = stack_hash(key) & (cap - 1);
+
+	while (stacks[i].count && !stack_same(&stacks[i], key))
+		i = (i + 1) & (cap - 1);
+	return &stacks[i];
+}
+
+static void stacks_grow(struct report *rep)
+{
+	struct stack *old = rep->stacks;
+	size_t i, cap = rep->cap_stacks;
+
+	rep->cap_stacks = cap ? 2 * cap : 256;
+	rep->stacks = pfmon_xcalloc(rep->cap_stacks, sizeof(*rep->stacks));
+	for (i = 0; i < cap; i++)
+		if (old[i].count)
+			*stacks_slot(rep->stacks, rep->cap_stacks,
+				     &old[i]) = old[i];
+	free(old);
+}
+
+static void stack_count(struct report *rep, const struct stack *key)
+{
+	struct stack *s;
+
+	if (2 * (rep->nr_stacks + 1) > rep->cap_stacks)
+		stacks_grow(rep);
+	s = stacks_slot(rep->stacks, rep->cap_stacks, key);
+	if (!s->count) {
+		*s = *key;
+		s->ips = pfmon_xcalloc(key->nr, sizeof(*key->ips));
+		memcpy(s->ips, key->ips, key->nr * sizeof(*key->ips));
+		rep->nr_stacks++;
+	}
+	s->count++;
+}
+
+/*
+ * The call chain of the last sample: its user IP and return addresses,
+ * after the sample's own IP when that is a kernel address shown.
+ */
+static void rec_callchain(struct report *rep,
+			  const struct pfmon_rec_callchain *c,
+			  const unsigned char *ips, size_t len)
+{
+	uint64_t frames[PFMON_MAX_CHAIN + 1];
+	struct stack key = { .ips = frames };
+	uint32_t nr = c->nr;
+
+	if (!rep->last.valid || nr > PFMON_MAX_CHAIN || len < nr * 8)
+		return;
+	memcpy(frames + 1, ips, nr * sizeof(uint64_t));
+	key.ips = frames + 1;
+	key.nr_exact = nr ? 1 : 0;
+	if (rep->last.ip && (!nr || frames[1] != rep->last.ip)) {
+		frames[0] = rep->last.ip;
+		key.ips = frames;
+		nr++;
+		key.nr_exact++;
+	}
+	if (!nr) {		/* no user state, a hidden kernel IP */
+		frames[0] = 0;
+		key.ips = frames;
+		nr = key.nr_exact = 1;
+	}
+	key.nr = nr;
+	key.image = rep->last.image;
+	key.event = rep->last.event;
+	key.epoch = rep->last.epoch;
+	stack_count(rep, &key);
 }
 
 static void rec_sample(struct report *rep, const struct pfmon_rec_sample *s)
@@ -399,6 +529,8 @@ static void rec_sample(struct report *rep, const struct pfmon_rec_sample *s)
 	key.image = image_get(rep, s->pid);
 	key.epoch = key.image->nr_maps;
 	entry_count(rep, &key);
+	rep->last = (struct last_sample){ true, key.image, key.event,
+					  key.epoch, key.ip };
 	rep->events[s->event].samples++;
 	if (!s->ip && (rep->hdr.flags & PFMON_F_KERNEL_HIDDEN))
 		rep->hidden++;
@@ -474,6 +606,8 @@ static size_t rec_min_size(uint32_t type)
 		return sizeof(struct pfmon_rec_lost);
 	case PFMON_REC_EXEC:
 		return sizeof(struct pfmon_rec_exec);
+	case PFMON_REC_CALLCHAIN:
+		return sizeof(struct pfmon_rec_callchain);
 	default:
 		return 0;
 	}
@@ -508,9 +642,12 @@ static bool rec_handle(struct report *rep, const unsigned char *data,
 		struct pfmon_rec_mmap mmap;
 		struct pfmon_rec_lost lost;
 		struct pfmon_rec_exec exec;
+		struct pfmon_rec_callchain chain;
 	} r;
 	size_t min = rec_min_size(rec->type);
 
+	if (rec->type != PFMON_REC_SAMPLE && rec->type != PFMON_REC_CALLCHAIN)
+		rep->last.valid = false;
 	if (!min)
 		return true;	/* a newer recorder's: skipped */
 	if (rec->size < min)
@@ -535,6 +672,13 @@ static bool rec_handle(struct report *rep, const unsigned char *data,
 		break;
 	case PFMON_REC_EXEC:
 		rec_exec(rep, &r.exec);
+		break;
+	case PFMON_REC_CALLCHAIN:
+		if (r.chain.nr > PFMON_MAX_CHAIN ||
+		    rec->size < min + r.chain.nr * sizeof(uint64_t))
+			return false;
+		rec_callchain(rep, &r.chain, data + min, rec->size - min);
+		rep->last.valid = false;
 		break;
 	}
 	return true;
@@ -972,10 +1116,72 @@ static void print_frame(const char *s)
 		putchar(*s == ';' ? ':' : *s);
 }
 
+/* Append frame @s to @line (of @cap bytes, @len used), ';' as ':'. */
+static size_t line_add(char *line, size_t cap, size_t len, const char *s)
+{
+	for (; *s && len + 1 < cap; s++)
+		line[len++] = *s == ';' ? ':' : *s;
+	line[len] = '\0';
+	return len;
+}
+
+/*
+ * Stack @s as a folded line: its command, then its frames from the
+ * outermost in.  A return address is looked up one byte back: a call
+ * that ends its function returns to the next one.
+ */
+static const char *stack_line(struct report *rep, const struct stack *s)
+{
+	char line[PFMON_MAX_CHAIN * 64 + 64];
+	const char *obj, *sym;
+	size_t len = 0;
+	uint32_t i;
+	uint64_t ip;
+
+	len = line_add(line, sizeof(line), len, image_comm(rep, s->image));
+	for (i = s->nr; i--;) {
+		ip = i < s->nr_exact ? s->ips[i] : s->ips[i] - 1;
+		resolve_ip(rep, s->image, s->epoch, ip, &obj, &sym);
+		if (len + 1 < sizeof(line))
+			line[len++] = ';';
+		len = line_add(line, sizeof(line), len,
+			       strcmp(sym, SYM_UNKNOWN) ? sym : obj);
+	}
+	return intern(rep, line, len);
+}
+
+/* The folded call chains of @event, most samples first; 0 without. */
+static size_t stack_rows(struct report *rep, uint32_t event,
+			 struct row **rowsp)
+{
+	struct row *rows = pfmon_xcalloc(rep->nr_stacks + 1, sizeof(*rows));
+	const struct stack *s;
+	size_t i, nr = 0, out;
+
+	for (i = 0; i < rep->cap_stacks; i++) {
+		s = &rep->stacks[i];
+		if (!s->count || s->event != event)
+			continue;
+		rows[nr].comm = stack_line(rep, s);
+		rows[nr++].count = s->count;
+	}
+	qsort(rows, nr, sizeof(*rows), row_key_qcmp);
+	for (i = 1, out = nr ? 1 : 0; i < nr; i++) {
+		if (row_key_cmp(&rows[i], &rows[out - 1]))
+			rows[out++] = rows[i];
+		else
+			rows[out - 1].count += rows[i].count;
+	}
+	qsort(rows, out, sizeof(*rows), row_count_qcmp);
+	*rowsp = rows;
+	return out;
+}
+
 static void print_folded(struct report *rep, int64_t only)
 {
 	struct row *rows;
 	size_t i, nr;
+	bool chains;
 	char name[128];
 
 	if (!rep->hdr.nr_events)
@@ -987,10 +1193,21 @@ static void print_folded(struct report *rep, int64_t only)
 				   rep->hdr.nr_events,
 				   event_name(rep, 0, name, sizeof(name)));
 	}
-	nr = event_rows(rep, only, &rows);
+	/* With call chains (record -g), whole stacks; else one frame. */
+	nr = stack_rows(rep, only, &rows);
+	chains = nr;
+	if (!chains) {
+		free(rows);
+		nr = event_rows(rep, only, &rows);
+	}
 	if (rep->opt.top_set)
 		nr = shown_rows(rep, nr);
 	for (i = 0; i < nr; i++) {
+		if (chains) {
+			/* Its frames are clean already (stack_line()). */
+			printf("%s %" PRIu64 "\n", rows[i].comm, rows[i].count);
+			continue;
+		}
 		print_frame(rows[i].comm);
 		if (rows[i].obj) {
 			putchar(';');
@@ -1053,6 +1270,9 @@ static void report_free(struct report *rep)
 		free(rep->strs[i]);
 	free(rep->strs);
 	free(rep->entries);
+	for (i = 0; i < rep->cap_stacks; i++)
+		free(rep->stacks[i].ips);
+	free(rep->stacks);
 	free(rep->events);
 	symbols_free(rep->syms);
 }

@@ -307,7 +307,8 @@ static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 		pd.reg_num = ev->pmd;
 		pd.reg_set = ev->set;
 		if (ev->period) {
-			pd.reg_flags = PFM_REGFL_OVFL_NOTIFY;
+			pd.reg_flags = PFM_REGFL_OVFL_NOTIFY |
+				       (s->callchain ? PFM_REGFL_CALLCHAIN : 0);
 			pd.reg_value = -ev->period;
 			pd.reg_short_reset = -ev->period;
 			pd.reg_long_reset = -ev->period;

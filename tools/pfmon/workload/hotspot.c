@@ -28,6 +28,16 @@ static volatile unsigned long sink;
 static unsigned long rounds = 200;
 static unsigned long sleep_us;
 
+/*
+ * Called at the end of each loop function: a leaf function gets no
+ * frame from GCC even with -fno-omit-frame-pointer, and a call chain
+ * sampled in it (pfmon record -g) would miss its caller.
+ */
+static __attribute__((noinline)) void done(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 static __attribute__((noinline)) void spin(unsigned long n)
 {
 	unsigned long i, x = sink;
@@ -35,6 +45,7 @@ static __attribute__((noinline)) void spin(unsigned long n)
 	for (i = 0; i < n; i++)
 		x = x * 2654435761UL + i;
 	sink = x;
+	done();
 }
 
 /* Each is its own function, so each is its own symbol in the report. */
@@ -45,6 +56,7 @@ __attribute__((noinline)) void hot_loop(void)
 	for (i = 0; i < 16 * UNIT; i++)
 		x = x * 2654435761UL + i;
 	sink = x;
+	done();
 }
 
 __attribute__((noinline)) void warm_loop(void)
@@ -54,6 +66,7 @@ __attribute__((noinline)) void warm_loop(void)
 	for (i = 0; i < 4 * UNIT; i++)
 		x = x * 2654435761UL + i;
 	sink = x;
+	done();
 }
 
 __attribute__((noinline)) void cold_loop(void)

@@ -717,6 +717,69 @@ TEST(report_folded)
 	unlink(path);
 }
 
+/*
+ * record -g, report --folded: whole call chains, from main down to each
+ * loop through its real callers, in the workload's proportions; every
+ * sample of the file on some line.
+ */
+TEST(report_folded_call_chains)
+{
+	static const char * const tails[] = {
+		";main;worker;hot_loop", ";main;worker;warm_loop",
+		";main;worker;cold_loop;spin",
+	};
+	const char *path = "/tmp/pfmon_test_chains.data";
+	uint64_t folded = 0, cnt[3] = { 0 }, loops, v;
+	struct data_stats ds;
+	const char *why, *text;
+	char line[4096], *sp;
+	struct run r = { };
+	size_t len, tl;
+	int i;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	unlink(path);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -g -q -o %s -- hotspot -r 100",
+			    path)) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, data_read(path, &ds));
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --folded", path))
+		TH_LOG("stderr: %s", r.err);
+	text = r.out;
+	while (next_line(&text, line, sizeof(line))) {
+		sp = strrchr(line, ' ');
+		ASSERT_TRUE(sp && is_uint(sp + 1)) TH_LOG("'%s'", line);
+		*sp = '\0';
+		v = strtoull(sp + 1, NULL, 10);
+		folded += v;
+		len = strlen(line);
+		for (i = 0; i < 3; i++) {
+			tl = strlen(tails[i]);
+			if (len > tl && !strcmp(line + len - tl, tails[i]) &&
+			    !strncmp(line, "hotspot;", 8))
+				cnt[i] += v;
+		}
+	}
+	loops = cnt[0] + cnt[1] + cnt[2];
+	TH_LOG("%llu samples folded (file: %llu): hot %llu, warm %llu, cold %llu",
+	       (unsigned long long)folded, (unsigned long long)ds.samples,
+	       (unsigned long long)cnt[0], (unsigned long long)cnt[1],
+	       (unsigned long long)cnt[2]);
+	EXPECT_EQ(ds.samples, folded);
+	ASSERT_LT(0, loops) TH_LOG("folded:\n%s", r.out);
+	/* 16:4:1 of the work: 76%, 19%, 5% (as the table's test allows) */
+	EXPECT_LE(60.0, 100.0 * cnt[0] / loops);
+	EXPECT_GE(90.0, 100.0 * cnt[0] / loops);
+	EXPECT_LE(10.0, 100.0 * cnt[1] / loops);
+	EXPECT_GE(30.0, 100.0 * cnt[1] / loops);
+	EXPECT_LT(0, cnt[2]);
+	/* Nearly every sample is in the loops, through their callers. */
+	EXPECT_LE(80.0, 100.0 * loops / folded);
+	run_free(&r);
+	unlink(path);
+}
+
 /* The CPU time (ns) hotspot's last line in @out gives, or -1. */
 static int64_t hotspot_cpu_ns(const char *out)
 {
