@@ -141,6 +141,26 @@ struct row {
 	uint64_t count;
 };
 
+/**
+ * struct counts - a hash table of counted keys (open addressing, a
+ *                 power of 2 slots of @esize bytes; a slot is free while
+ *                 the count at @count_off in it is 0)
+ * @slots: the slots
+ * @nr: slots used
+ * @cap: slots
+ * @esize: bytes of a slot
+ * @count_off: offset of the count in a slot
+ * @min_cap: slots at the first insertion
+ * @hash: hash of a key
+ * @same: whether two keys are the same
+ */
+struct counts {
+	void *slots;
+	size_t nr, cap, esize, count_off, min_cap;
+	uint64_t (*hash)(const void *key);
+	bool (*same)(const void *a, const void *b);
+};
+
 struct report {
 	struct options opt;
 	struct pfmon_file_header hdr;
@@ -150,10 +170,8 @@ struct report {
 	struct image **images;	/* current image by pid */
 	size_t nr_images, cap_images;
 	struct image *last_image;
-	struct entry *entries;
-	size_t nr_entries, cap_entries;
-	struct stack *stacks;
-	size_t nr_stacks, cap_stacks;
+	struct counts entries;	/* struct entry */
+	struct counts stacks;	/* struct stack */
 	struct last_sample last;
 	char **strs;
 	size_t nr_strs, cap_strs;
@@ -341,56 +359,79 @@ static struct map *map_find(struct image *img, uint32_t epoch, uint64_t ip)
 	return NULL;
 }
 
-static uint64_t entry_hash(const struct entry *e)
+static uint64_t *counts_count(const struct counts *t, void *slot)
 {
+	return (uint64_t *)((char *)slot + t->count_off);
+}
+
+static void *counts_at(const struct counts *t, size_t i)
+{
+	return (char *)t->slots + i * t->esize;
+}
+
+static void *counts_slot(const struct counts *t, const void *key)
+{
+	size_t i = t->hash(key) & (t->cap - 1);
+
+	while (*counts_count(t, counts_at(t, i)) &&
+	       !t->same(counts_at(t, i), key))
+		i = (i + 1) & (t->cap - 1);
+	return counts_at(t, i);
+}
+
+static void counts_grow(struct counts *t)
+{
+	struct counts old = *t;
+	size_t i;
+
+	t->cap = old.cap ? 2 * old.cap : t->min_cap;
+	t->slots = pfmon_xcalloc(t->cap, t->esize);
+	for (i = 0; i < old.cap; i++)
+		if (*counts_count(&old, counts_at(&old, i)))
+			memcpy(counts_slot(t, counts_at(&old, i)),
+			       counts_at(&old, i), t->esize);
+	free(old.slots);
+}
+
+/* Count one more of @key; its slot, *@fresh when @key was new there. */
+static void *counts_add(struct counts *t, const void *key, bool *fresh)
+{
+	void *slot;
+
+	if (2 * (t->nr + 1) > t->cap)
+		counts_grow(t);
+	slot = counts_slot(t, key);
+	*fresh = !*counts_count(t, slot);
+	if (*fresh) {
+		memcpy(slot, key, t->esize);
+		t->nr++;
+	}
+	++*counts_count(t, slot);
+	return slot;
+}
+
+static uint64_t entry_hash(const void *key)
+{
+	const struct entry *e = key;
 	uint64_t h = hash64(((uint64_t)e->event << 32) | e->epoch);
 
 	h = hash64(h ^ (uintptr_t)e->image);
 	return hash64(h ^ e->ip);
 }
 
-static bool entry_same(const struct entry *a, const struct entry *b)
+static bool entry_same(const void *x, const void *y)
 {
+	const struct entry *a = x, *b = y;
+
 	return a->image == b->image && a->ip == b->ip &&
 	       a->event == b->event && a->epoch == b->epoch;
 }
 
-static struct entry *entries_slot(struct entry *entries, size_t cap,
-				  const struct entry *key)
-{
-	size_t i = entry_hash(key) & (cap - 1);
-
-	while (entries[i].count && !entry_same(&entries[i], key))
-		i = (i + 1) & (cap - 1);
-	return &entries[i];
-}
-
-static void entries_grow(struct report *rep)
-{
-	struct entry *old = rep->entries;
-	size_t i, cap = rep->cap_entries;
-
-	rep->cap_entries = cap ? 2 * cap : 1024;
-	rep->entries = pfmon_xcalloc(rep->cap_entries, sizeof(*rep->entries));
-	for (i = 0; i < cap; i++)
-		if (old[i].count)
-			*entries_slot(rep->entries, rep->cap_entries,
-				      &old[i]) = old[i];
-	free(old);
-}
-
 static void entry_count(struct report *rep, const struct entry *key)
 {
-	struct entry *e;
+	bool fresh;
 
-	if (2 * (rep->nr_entries + 1) > rep->cap_entries)
-		entries_grow(rep);
-	e = entries_slot(rep->entries, rep->cap_entries, key);
-	if (!e->count) {
-		*e = *key;
-		rep->nr_entries++;
-	}
-	e->count++;
+	counts_add(&rep->entries, key, &fresh);
 }
 
 /* Object and symbol of @ip in @img, with the maps before @epoch. */
@@ -423,8 +464,9 @@ static void resolve(struct report *rep, const struct entry *e,
 	resolve_ip(rep, e->image, e->epoch, e->ip, obj, sym);
 }
 
-static uint64_t stack_hash(const struct stack *s)
+static uint64_t stack_hash(const void *key)
 {
+	const struct stack *s = key;
 	uint64_t h = hash64(((uint64_t)s->event << 32) | s->epoch);
 	uint32_t i;
 
@@ -435,52 +477,27 @@ static uint64_t stack_hash(const struct stack *s)
 	return h;
 }
 
-static bool stack_same(const struct stack *a, const struct stack *b)
+static bool stack_same(const void *x, const void *y)
 {
+	const struct stack *a = x, *b = y;
+
 	return a->image == b->image && a->event == b->event &&
 	       a->epoch == b->epoch && a->nr == b->nr &&
 	       a->nr_exact == b->nr_exact &&
 	       !memcmp(a->ips, b->ips, a->nr * sizeof(*a->ips));
 }
 
-static struct stack *stacks_slot(struct stack *stacks, size_t cap,
-				 const struct stack *key)
-{
-	size_t i = stack_hash(key) & (cap - 1);
-
-	while (stacks[i].count && !stack_same(&stacks[i], key))
-		i = (i + 1) & (cap - 1);
-	return &stacks[i];
-}
-
-static void stacks_grow(struct report *rep)
-{
-	struct stack *old = rep->stacks;
-	size_t i, cap = rep->cap_stacks;
-
-	rep->cap_stacks = cap ? 2 * cap : 256;
-	rep->stacks = pfmon_xcalloc(rep->cap_stacks, sizeof(*rep->stacks));
-	for (i = 0; i < cap; i++)
-		if (old[i].count)
-			*stacks_slot(rep->stacks, rep->cap_stacks,
-				     &old[i]) = old[i];
-	free(old);
-}
-
+/* A new stack keeps a copy of the frames: @key's are on the stack. */
 static void stack_count(struct report *rep, const struct stack *key)
 {
 	struct stack *s;
+	bool fresh;
 
-	if (2 * (rep->nr_stacks + 1) > rep->cap_stacks)
-		stacks_grow(rep);
-	s = stacks_slot(rep->stacks, rep->cap_stacks, key);
-	if (!s->count) {
-		*s = *key;
+	s = counts_add(&rep->stacks, key, &fresh);
+	if (fresh) {
 		s->ips = pfmon_xcalloc(key->nr, sizeof(*key->ips));
 		memcpy(s->ips, key->ips, key->nr * sizeof(*key->ips));
-		rep->nr_stacks++;
 	}
-	s->count++;
 }
 
 /*
@@ -901,13 +918,13 @@ static const char *image_comm(struct report *rep, struct image *img)
 static size_t event_rows(struct report *rep, uint32_t event,
 			 struct row **rowsp)
 {
-	struct row *rows = pfmon_xcalloc(rep->nr_entries, sizeof(*rows));
+	struct row *rows = pfmon_xcalloc(rep->entries.nr + 1, sizeof(*rows));
 	enum sort_key sort = rep->opt.sort;
 	const struct entry *e;
 	size_t i, nr = 0, out;
 
-	for (i = 0; i < rep->cap_entries; i++) {
-		e = &rep->entries[i];
+	for (i = 0; i < rep->entries.cap; i++) {
+		e = counts_at(&rep->entries, i);
 		if (!e->count || e->event != event)
 			continue;
 		rows[nr].comm = image_comm(rep, e->image);
@@ -1154,12 +1171,12 @@ static const char *stack_line(struct report *rep, const struct stack *s)
 static size_t stack_rows(struct report *rep, uint32_t event,
 			 struct row **rowsp)
 {
-	struct row *rows = pfmon_xcalloc(rep->nr_stacks + 1, sizeof(*rows));
+	struct row *rows = pfmon_xcalloc(rep->stacks.nr + 1, sizeof(*rows));
 	const struct stack *s;
 	size_t i, nr = 0, out;
 
-	for (i = 0; i < rep->cap_stacks; i++) {
-		s = &rep->stacks[i];
+	for (i = 0; i < rep->stacks.cap; i++) {
+		s = counts_at(&rep->stacks, i);
 		if (!s->count || s->event != event)
 			continue;
 		rows[nr].comm = stack_line(rep, s);
@@ -1269,10 +1286,10 @@ static void report_free(struct report *rep)
 	for (i = 0; i < rep->cap_strs; i++)
 		free(rep->strs[i]);
 	free(rep->strs);
-	free(rep->entries);
-	for (i = 0; i < rep->cap_stacks; i++)
-		free(rep->stacks[i].ips);
-	free(rep->stacks);
+	free(rep->entries.slots);
+	for (i = 0; i < rep->stacks.cap; i++)
+		free(((struct stack *)counts_at(&rep->stacks, i))->ips);
+	free(rep->stacks.slots);
 	free(rep->events);
 	symbols_free(rep->syms);
 }
@@ -1384,6 +1401,20 @@ int cmd_report(int argc, char **argv)
 			.input = DEFAULT_INPUT,
 			.top = DEFAULT_TOP,
 			.sort = SORT_SYM,
+		},
+		.entries = {
+			.esize = sizeof(struct entry),
+			.count_off = offsetof(struct entry, count),
+			.min_cap = 1024,
+			.hash = entry_hash,
+			.same = entry_same,
+		},
+		.stacks = {
+			.esize = sizeof(struct stack),
+			.count_off = offsetof(struct stack, count),
+			.min_cap = 256,
+			.hash = stack_hash,
+			.same = stack_same,
 		},
 	};
 	int ret;
