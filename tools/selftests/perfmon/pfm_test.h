@@ -465,6 +465,11 @@ static inline int klog_count(const char *s)
  * with PMC/PMD @ref_pmd = @ref_pmc never reset, for @ms of wall time,
  * spinning at user level (making system calls when @sys); meanwhile
  * the caller sleeps 1 ms at a time and records how late it wakes up.
+ * Tests bound the median lateness, not the worst: a CPU lost in
+ * interrupts makes most wake-ups late, while a host that deschedules
+ * the guest's virtual CPU makes one late by hundreds of ms (267 ms in
+ * a CI run, where the x86_64 guest's medians are 0.5 to 3 ms), which
+ * the worst figure, printed only, shows.
  */
 struct storm_cfg {
 	uint16_t pmd, ref_pmd;
@@ -479,8 +484,12 @@ struct storm_seen {
 	unsigned int failed;	/* CPUs whose process failed */
 	uint64_t late_max_ns;	/* the sleeper's worst lateness */
 	uint64_t late_avg_ns;
+	uint64_t late_med_ns;	/* its median lateness */
 	unsigned int wakeups;
 };
+
+/* Wake-ups a storm's sleeper records: 1 ms sleeps, 300 ms at most. */
+#define STORM_WAKEUPS_MAX	4096
 
 /* One CPU's storm; writes its reference PMD's growth and throttles. */
 static inline int storm_cpu(int cpu, const struct storm_cfg *c,
@@ -521,15 +530,24 @@ static inline int storm_cpu(int cpu, const struct storm_cfg *c,
 	TH_LOG("%s, period %llu: %u throttles, counts grew %llu+",	\
 	       (what), (unsigned long long)(period), __s->throttles,	\
 	       (unsigned long long)__s->grown_min);			\
-	TH_LOG("  sleeper: %u wake-ups, late by %llu us at worst, %llu on average", \
+	TH_LOG("  sleeper: %u wake-ups, late by %llu us at worst, %llu on average, %llu median", \
 	       __s->wakeups, (unsigned long long)(__s->late_max_ns / 1000), \
-	       (unsigned long long)(__s->late_avg_ns / 1000));		\
+	       (unsigned long long)(__s->late_avg_ns / 1000),		\
+	       (unsigned long long)(__s->late_med_ns / 1000));		\
 } while (0)
+
+static inline int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* The storm on every CPU, the sleeper here; findings in @s. */
 static inline void storm_run(const struct storm_cfg *c, uint64_t period,
 			     struct storm_seen *s)
 {
+	static uint64_t lates[STORM_WAKEUPS_MAX];
 	int ncpu = online_cpus(), out[2], i, st;
 	uint64_t t, late, sum = 0, end, v[2];
 	struct timespec req = { 0, 1000000 };
@@ -549,9 +567,16 @@ static inline void storm_run(const struct storm_cfg *c, uint64_t period,
 		late = clock_ns(CLOCK_MONOTONIC) - t - 1000000;
 		sum += late;
 		s->late_max_ns = late > s->late_max_ns ? late : s->late_max_ns;
+		if (s->wakeups < STORM_WAKEUPS_MAX)
+			lates[s->wakeups] = late;
 		s->wakeups++;
 	}
 	s->late_avg_ns = s->wakeups ? sum / s->wakeups : 0;
+	if (s->wakeups) {
+		i = s->wakeups < STORM_WAKEUPS_MAX ? s->wakeups : STORM_WAKEUPS_MAX;
+		qsort(lates, i, sizeof(lates[0]), u64_cmp);
+		s->late_med_ns = lates[i / 2];
+	}
 	for (i = 0; i < ncpu; i++) {
 		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
 			s->failed++;
