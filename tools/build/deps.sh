@@ -39,6 +39,7 @@ host_pkgs=(
 	libc6-dev-i386 lib32gcc-12-dev
 	dkms
 	libpfm4-dev zlib1g-dev libzstd-dev
+	libxml2-utils
 )
 
 # The static libraries pfmon links, in their arm64 builds (unpacked).

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pfmon.h"
+#include "flame.h"
 
 int pfmon_verbose;
 
@@ -74,6 +75,7 @@ static const struct {
 	{ "record", cmd_record, "sample events into a file" },
 	{ "report", cmd_report, "top symbols of a recording; --folded stacks" },
 	{ "list", cmd_list, "the PMU's registers and events" },
+	{ "flame", cmd_flame, "folded stacks to an SVG flame graph" },
 };
 
 static int usage(FILE *f, int ret)

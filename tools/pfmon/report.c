@@ -26,6 +26,7 @@
 #include "pfmon.h"
 #include "pfmon_data.h"
 #include "symbols.h"
+#include "flame.h"
 
 #define DEFAULT_INPUT	"pfmon.data"
 #define DEFAULT_TOP	20
@@ -55,6 +56,7 @@ struct options {
 	bool top_set;
 	enum sort_key sort;
 	bool folded;
+	const char *flame;
 };
 
 /* The number of a map that no later map replaced. */
@@ -1126,14 +1128,10 @@ static void print_table(struct report *rep, int64_t only)
 	}
 }
 
-/* flamegraph.pl splits frames at ';': none may hold one. */
-static void print_frame(const char *s)
-{
-	for (; *s; s++)
-		putchar(*s == ';' ? ':' : *s);
-}
-
-/* Append frame @s to @line (of @cap bytes, @len used), ';' as ':'. */
+/*
+ * Append frame @s to @line (of @cap bytes, @len used), ';' as ':':
+ * flamegraph.pl splits frames at ';', so none may hold one.
+ */
 static size_t line_add(char *line, size_t cap, size_t len, const char *s)
 {
 	for (; *s && len + 1 < cap; s++)
@@ -1194,15 +1192,37 @@ static size_t stack_rows(struct report *rep, uint32_t event,
 	return out;
 }
 
-static void print_folded(struct report *rep, int64_t only)
+/* "comm;obj;sym" of a row of one frame, ';' in names as ':'. */
+static const char *row_line(struct report *rep, const struct row *r)
 {
-	struct row *rows;
-	size_t i, nr;
-	bool chains;
+	char line[1024];
+	size_t len;
+
+	len = line_add(line, sizeof(line), 0, r->comm);
+	if (r->obj && len + 1 < sizeof(line)) {
+		line[len++] = ';';
+		len = line_add(line, sizeof(line), len, r->obj);
+	}
+	if (r->sym && len + 1 < sizeof(line)) {
+		line[len++] = ';';
+		len = line_add(line, sizeof(line), len, r->sym);
+	}
+	return intern(rep, line, len);
+}
+
+/*
+ * The folded stacks of one event (--event, else the first) as rows
+ * whose comm is the whole line: with call chains (record -g) whole
+ * stacks, else "comm;obj;sym".  -1 without events.
+ */
+static ssize_t folded_rows(struct report *rep, int64_t only,
+			   struct row **rowsp)
+{
 	char name[128];
+	size_t i, nr;
 
 	if (!rep->hdr.nr_events)
-		return;
+		return -1;
 	if (only < 0) {
 		only = 0;
 		if (rep->hdr.nr_events > 1)
@@ -1210,33 +1230,64 @@ static void print_folded(struct report *rep, int64_t only)
 				   rep->hdr.nr_events,
 				   event_name(rep, 0, name, sizeof(name)));
 	}
-	/* With call chains (record -g), whole stacks; else one frame. */
-	nr = stack_rows(rep, only, &rows);
-	chains = nr;
-	if (!chains) {
-		free(rows);
-		nr = event_rows(rep, only, &rows);
+	nr = stack_rows(rep, only, rowsp);
+	if (nr)
+		return nr;
+	free(*rowsp);
+	nr = event_rows(rep, only, rowsp);
+	for (i = 0; i < nr; i++) {
+		(*rowsp)[i].comm = row_line(rep, &(*rowsp)[i]);
+		(*rowsp)[i].obj = NULL;
+		(*rowsp)[i].sym = NULL;
 	}
+	return nr;
+}
+
+static void print_folded(struct report *rep, int64_t only)
+{
+	struct row *rows;
+	ssize_t i, nr = folded_rows(rep, only, &rows);
+
+	if (nr < 0)
+		return;
 	if (rep->opt.top_set)
 		nr = shown_rows(rep, nr);
-	for (i = 0; i < nr; i++) {
-		if (chains) {
-			/* Its frames are clean already (stack_line()). */
-			printf("%s %" PRIu64 "\n", rows[i].comm, rows[i].count);
-			continue;
-		}
-		print_frame(rows[i].comm);
-		if (rows[i].obj) {
-			putchar(';');
-			print_frame(rows[i].obj);
-		}
-		if (rows[i].sym) {
-			putchar(';');
-			print_frame(rows[i].sym);
-		}
-		printf(" %" PRIu64 "\n", rows[i].count);
-	}
+	for (i = 0; i < nr; i++)
+		printf("%s %" PRIu64 "\n", rows[i].comm, rows[i].count);
 	free(rows);
+}
+
+/* --flame FILE: the folded stacks as an SVG flame graph. */
+static int write_flame(struct report *rep, int64_t only)
+{
+	const char *path = rep->opt.flame;
+	struct row *rows = NULL;
+	ssize_t i, nr = folded_rows(rep, only, &rows);
+	const char **stacks;
+	uint64_t *counts;
+	char title[320];
+	FILE *f;
+	int ret;
+
+	nr = nr < 0 ? 0 : nr;
+	stacks = pfmon_xcalloc(nr, sizeof(*stacks));
+	counts = pfmon_xcalloc(nr, sizeof(*counts));
+	for (i = 0; i < nr; i++) {
+		stacks[i] = rows[i].comm;
+		counts[i] = rows[i].count;
+	}
+	snprintf(title, sizeof(title), "pfmon report: %s", rep->hdr.command[0] ?
+		 rep->hdr.command : "system-wide");
+	f = fopen(path, "w");
+	ret = f ? flame_write(f, title, stacks, counts, nr) : -1;
+	if (f && fclose(f))
+		ret = -1;
+	if (ret)
+		pfmon_err("%s: %s", path, strerror(errno));
+	free(stacks);
+	free(counts);
+	free(rows);
+	return ret ? 1 : 0;
 }
 
 /* What the reader should know about the samples, on stderr. */
@@ -1258,10 +1309,14 @@ static int print_report(struct report *rep)
 
 	if (only == -2)
 		return 1;
-	if (rep->opt.folded)
+	if (rep->opt.flame) {
+		if (write_flame(rep, only))
+			return 1;
+	} else if (rep->opt.folded) {
 		print_folded(rep, only);
-	else
+	} else {
 		print_table(rep, only);
+	}
 	print_notes(rep);
 	if (fflush(stdout) || ferror(stdout)) {
 		pfmon_err("writing the report: %s", strerror(errno));
@@ -1306,7 +1361,10 @@ static int report_usage(FILE *f, int ret)
 		"      --sort KEY       sym: command, object and symbol (default)\n"
 		"                       dso: command and object; comm: command\n"
 		"      --folded         \"command;object;symbol COUNT\" lines, for\n"
-		"                       flamegraph.pl, speedscope, inferno\n"
+		"                       flamegraph.pl, speedscope, inferno; whole\n"
+		"                       call chains from record -g\n"
+		"      --flame FILE     the same as an SVG flame graph (a browser\n"
+		"                       opens it: hover for names, click to zoom)\n"
 		"  -e, --event EVENT    only this event, by name or number\n"
 		"      --kallsyms FILE  kernel symbols (default /proc/kallsyms)\n"
 		"  -h, --help           this help\n",
@@ -1317,6 +1375,7 @@ static int report_usage(FILE *f, int ret)
 enum {
 	OPT_SORT = 256,
 	OPT_FOLDED,
+	OPT_FLAME,
 	OPT_KALLSYMS,
 };
 
@@ -1339,6 +1398,7 @@ static int parse_options(struct options *opt, int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "flame", required_argument, NULL, OPT_FLAME },
 		{ "event", required_argument, NULL, 'e' },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "help", no_argument, NULL, 'h' },
@@ -1374,6 +1434,9 @@ static int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			opt->folded = true;
+			break;
+		case OPT_FLAME:
+			opt->flame = optarg;
 			break;
 		case 'e':
 			opt->event = optarg;

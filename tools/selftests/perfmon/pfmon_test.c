@@ -780,6 +780,96 @@ TEST(report_folded_call_chains)
 	unlink(path);
 }
 
+/* The sum of attribute @attr of the SVG's boxes whose @key is @val. */
+static uint64_t svg_sum(const char *svg, const char *key, const char *val,
+			const char *attr, int *boxes)
+{
+	char want[128], *end;
+	const char *g, *a;
+	uint64_t sum = 0;
+
+	snprintf(want, sizeof(want), "%s=\"%s\"", key, val);
+	*boxes = 0;
+	for (g = strstr(svg, "<g class=\"f\""); g;
+	     g = strstr(g + 1, "<g class=\"f\"")) {
+		end = strchr(g, '>');
+		a = strstr(g, want);
+		if (!end || !a || a > end)
+			continue;
+		a = strstr(g, attr);
+		if (a && a < end) {
+			sum += strtoull(a + strlen(attr) + 2, NULL, 10);
+			(*boxes)++;
+		}
+	}
+	return sum;
+}
+
+/*
+ * report --flame: an SVG whose bottom box holds every sample of the
+ * file, the boxes above it as many together, and hot_loop's boxes the
+ * samples of the folded stacks through it (hot_loop does not recurse,
+ * so each stack holds it once at most); its script and style inside
+ * (no link out).
+ */
+TEST(report_flame_svg)
+{
+	const char *path = "/tmp/pfmon_test_flame.data";
+	const char *svg_path = "/tmp/pfmon_test_flame.svg";
+	uint64_t all, level1, hot, hot_folded = 0;
+	struct data_stats ds;
+	const char *why, *text;
+	char line[4096], *sp;
+	struct buf svg = { };
+	struct run r = { };
+	int n, fd;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	unlink(path);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -g -q -o %s -- hotspot -r 50",
+			    path)) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, data_read(path, &ds));
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --flame %s", path,
+			    svg_path)) TH_LOG("stderr: %s", r.err);
+	fd = open(svg_path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	while (buf_read(&svg, fd) > 0)
+		;
+	close(fd);
+	ASSERT_NE(NULL, svg.p);
+	EXPECT_EQ(0, strncmp(svg.p, "<?xml", 5));
+	EXPECT_TRUE(has(svg.p, "<script") && has(svg.p, "</svg>"));
+	/* Self-contained: nothing fetched from elsewhere. */
+	EXPECT_FALSE(has(svg.p, "xlink:href") || has(svg.p, "src=\""));
+	all = svg_sum(svg.p, "data-d", "0", "data-samples", &n);
+	EXPECT_EQ(1, n);
+	level1 = svg_sum(svg.p, "data-d", "1", "data-samples", &n);
+	hot = svg_sum(svg.p, "data-n", "hot_loop", "data-samples", &n);
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --folded", path));
+	text = r.out;
+	/* hot_loop as the leaf, or below done() and what it calls */
+	while (next_line(&text, line, sizeof(line))) {
+		sp = strrchr(line, ' ');
+		if (sp && (strstr(line, ";hot_loop ") ||
+			   strstr(line, ";hot_loop;")))
+			hot_folded += strtoull(sp + 1, NULL, 10);
+	}
+	TH_LOG("%llu samples: all %llu, level 1 %llu, hot_loop %llu (folded %llu)",
+	       (unsigned long long)ds.samples, (unsigned long long)all,
+	       (unsigned long long)level1, (unsigned long long)hot,
+	       (unsigned long long)hot_folded);
+	EXPECT_EQ(ds.samples, all);
+	EXPECT_EQ(ds.samples, level1);
+	EXPECT_LT(0, hot);
+	EXPECT_EQ(hot_folded, hot);
+	free(svg.p);
+	run_free(&r);
+	unlink(path);
+	unlink(svg_path);
+}
+
 /* The CPU time (ns) hotspot's last line in @out gives, or -1. */
 static int64_t hotspot_cpu_ns(const char *out)
 {

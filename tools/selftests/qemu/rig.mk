@@ -216,13 +216,16 @@ bench: build-x86_64 build-arm64
 # The demo: boot a guest (arm64 with its emulated PMUv3 by default;
 # ARCH=x86_64: the software PMU; PMU=perf: pfm_perf), and run pfmon
 # list, stat, record and report on the bundled workload (hotspot),
-# output on this terminal.
+# output on this terminal, the flame graph in .build/run/ (bash for
+# pipefail: the guest's status, not the filter's, is the recipe's).
 RUN_ARCH ?= $(if $(filter command line,$(origin ARCH)),$(ARCH),arm64)
 RUN_PMU	 := $(or $(PMU),$(if $(filter arm64,$(RUN_ARCH)),pmuv3,soft))
 # -icount: QEMU counts PMUv3 instructions only with it.
 RUN_OPTS := $(if $(filter arm64,$(RUN_ARCH)),--icount 0,)
+run: SHELL := /bin/bash -o pipefail
 run: build-$(RUN_ARCH)
 	@$(VM) --arch $(RUN_ARCH) $(VMK) --pmu $(RUN_PMU) $(RUN_OPTS) \
 	  --timeout $(TIMEOUT) \
 	  --file $(RIG)/show-pmu.sh --file $(TOP)/tools/pfmon/demo.sh \
-	  exec -- 'sh /root/show-pmu.sh && sh /root/demo.sh'
+	  exec -- 'sh /root/show-pmu.sh && sh /root/demo.sh' | \
+	  $(TOP)/tools/pfmon/demo-flame.sh $(BUILD)/run/flame-$(RUN_ARCH)-$(RUN_PMU).svg
