@@ -10,36 +10,23 @@
  * into (command, object, symbol) at the end, each distinct IP once; the
  * table groups those by the sort key.
  */
-#include <byteswap.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pfmon.h"
 #include "pfmon_data.h"
+#include "datafile.h"
 #include "symbols.h"
 #include "flame.h"
 
 #define DEFAULT_INPUT	"pfmon.data"
 #define DEFAULT_TOP	20
-
-/* More events than any PMU counts at once: a corrupt header. */
-#define MAX_EVENTS	4096
-
-/*
- * The largest record a recorder cut short can have been writing: the
- * biggest known one, a mapping with a PATH_MAX path.  A record claiming
- * more past the end of the file is corrupt, not truncated.
- */
-#define MAX_PLAUSIBLE_REC	(sizeof(struct pfmon_rec_mmap) + 4096 + 8)
 
 /* Key fields, in order: a key uses the first 1, 2 or 3. */
 enum sort_key {
@@ -165,6 +152,7 @@ struct counts {
 
 struct report {
 	struct options opt;
+	struct pfmon_data data;
 	struct pfmon_file_header hdr;
 	struct event *events;
 	struct symbols *syms;
@@ -201,17 +189,6 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/*
- * Names come from the file and from processes that name themselves:
- * no control character reaches the terminal.
- */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 static void strs_insert(char **strs, size_t cap, char *s)
 {
 	size_t i = hash_str(s) & (cap - 1);
@@ -229,7 +206,7 @@ static const char *intern(struct report *rep, const char *s, size_t len)
 
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	sanitize(copy);
+	pfmon_sanitize(copy);
 	if (rep->cap_strs) {
 		i = hash_str(copy) & (rep->cap_strs - 1);
 		for (; rep->strs[i]; i = (i + 1) & (rep->cap_strs - 1)) {
@@ -569,7 +546,7 @@ static void rec_event(struct report *rep, const struct pfmon_rec_event *e)
 	ev = &rep->events[e->id];
 	memcpy(ev->name, e->name, sizeof(e->name));
 	ev->name[sizeof(e->name)] = '\0';
-	sanitize(ev->name);
+	pfmon_sanitize(ev->name);
 	ev->period = e->period;
 	ev->named = true;
 }
@@ -609,51 +586,11 @@ static void rec_exec(struct report *rep, const struct pfmon_rec_exec *x)
 	image_new(rep, x->pid, image_find(rep, x->pid));
 }
 
-/* Bytes a known record type needs at least; 0 for an unknown type. */
-static size_t rec_min_size(uint32_t type)
-{
-	switch (type) {
-	case PFMON_REC_EVENT:
-		return sizeof(struct pfmon_rec_event);
-	case PFMON_REC_SAMPLE:
-		return sizeof(struct pfmon_rec_sample);
-	case PFMON_REC_COMM:
-		return sizeof(struct pfmon_rec_comm);
-	case PFMON_REC_MMAP:
-		return sizeof(struct pfmon_rec_mmap);
-	case PFMON_REC_LOST:
-		return sizeof(struct pfmon_rec_lost);
-	case PFMON_REC_EXEC:
-		return sizeof(struct pfmon_rec_exec);
-	case PFMON_REC_CALLCHAIN:
-		return sizeof(struct pfmon_rec_callchain);
-	default:
-		return 0;
-	}
-}
-
-/*
- * Whether a record running past the end of the file looks like one the
- * recorder was writing when it died, rather than garbage.
- */
-static bool rec_plausible(const struct pfmon_rec *rec)
-{
-	size_t min = rec_min_size(rec->type);
-
-	if (rec->type == PFMON_REC_MMAP)
-		return rec->size <= MAX_PLAUSIBLE_REC;
-	if (min)
-		return rec->size == ((min + 7) & ~(size_t)7);
-	return rec->size <= MAX_PLAUSIBLE_REC;
-}
-
-/*
- * One record of @rec->size bytes at @data, which may be unaligned.
- * Returns false for a record too short for its type.
- */
-static bool rec_handle(struct report *rep, const unsigned char *data,
+/* pfmon_data_walk()'s callback: one record (see pfmon_rec_fn). */
+static bool rec_handle(void *arg, const unsigned char *data,
 		       const struct pfmon_rec *rec)
 {
+	struct report *rep = arg;
 	union {
 		struct pfmon_rec_event event;
 		struct pfmon_rec_sample sample;
@@ -663,7 +600,7 @@ static bool rec_handle(struct report *rep, const unsigned char *data,
 		struct pfmon_rec_exec exec;
 		struct pfmon_rec_callchain chain;
 	} r;
-	size_t min = rec_min_size(rec->type);
+	size_t min = pfmon_rec_min_size(rec->type);
 
 	if (rec->type != PFMON_REC_SAMPLE && rec->type != PFMON_REC_CALLCHAIN)
 		rep->last.valid = false;
@@ -701,165 +638,6 @@ static bool rec_handle(struct report *rep, const unsigned char *data,
 		break;
 	}
 	return true;
-}
-
-static int rec_corrupt(struct report *rep, size_t off,
-		       const struct pfmon_rec *rec)
-{
-	pfmon_err("%s: corrupt record at offset %zu (type %u, size %u)",
-		  rep->opt.input, off, rec->type, rec->size);
-	return 1;
-}
-
-static void warn_truncated(struct report *rep, size_t off)
-{
-	pfmon_warn("%s: truncated at offset %zu (was the recorder killed?): reporting the records before it",
-		   rep->opt.input, off);
-}
-
-static int read_records(struct report *rep, const unsigned char *data,
-			size_t size)
-{
-	size_t off = rep->hdr.hdr_size;
-	struct pfmon_rec rec;
-
-	while (off < size) {
-		if (size - off < sizeof(rec)) {
-			warn_truncated(rep, off);
-			break;
-		}
-		memcpy(&rec, data + off, sizeof(rec));
-		if (rec.size < sizeof(rec) || rec.size % 8)
-			return rec_corrupt(rep, off, &rec);
-		if (rec.size > size - off) {
-			if (!rec_plausible(&rec))
-				return rec_corrupt(rep, off, &rec);
-			warn_truncated(rep, off);
-			break;
-		}
-		if (!rec_handle(rep, data + off, &rec))
-			return rec_corrupt(rep, off, &rec);
-		off += rec.size;
-	}
-	return 0;
-}
-
-static int read_header(struct report *rep, const unsigned char *data,
-		       size_t size)
-{
-	struct pfmon_file_header *h = &rep->hdr;
-	const char *in = rep->opt.input;
-	uint32_t version;
-
-	if (size < sizeof(h->magic) ||
-	    memcmp(data, PFMON_DATA_MAGIC, sizeof(h->magic))) {
-		pfmon_err("%s: not a pfmon data file", in);
-		return 1;
-	}
-	if (size < offsetof(struct pfmon_file_header, version) + 4) {
-		pfmon_err("%s: truncated in its header", in);
-		return 1;
-	}
-	memcpy(&version, data + offsetof(struct pfmon_file_header, version),
-	       sizeof(version));
-	if (version != PFMON_DATA_VERSION) {
-		if (bswap_32(version) == PFMON_DATA_VERSION)
-			pfmon_err("%s: recorded on a machine of the other byte order",
-				  in);
-		else
-			pfmon_err("%s: format version %u; this pfmon reads version %d",
-				  in, version, PFMON_DATA_VERSION);
-		return 1;
-	}
-	if (size < sizeof(*h)) {
-		pfmon_err("%s: truncated in its header", in);
-		return 1;
-	}
-	memcpy(h, data, sizeof(*h));
-	if (h->hdr_size < sizeof(*h) || h->nr_events > MAX_EVENTS) {
-		pfmon_err("%s: corrupt header (hdr_size %u, nr_events %u)",
-			  in, h->hdr_size, h->nr_events);
-		return 1;
-	}
-	if (h->hdr_size > size) {
-		pfmon_err("%s: truncated in its header", in);
-		return 1;
-	}
-	h->command[sizeof(h->command) - 1] = '\0';
-	h->pmu[sizeof(h->pmu) - 1] = '\0';
-	sanitize(h->command);
-	sanitize(h->pmu);
-	rep->events = pfmon_xcalloc(h->nr_events, sizeof(*rep->events));
-	return 0;
-}
-
-/* The file's bytes: mapped, or read when it cannot be (a pipe). */
-static unsigned char *load(const char *path, size_t *size, bool *mapped)
-{
-	unsigned char *buf = NULL;
-	size_t cap = 0;
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		pfmon_err("%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	*size = 0;
-	*mapped = S_ISREG(st.st_mode) && st.st_size > 0;
-	if (*mapped) {
-		*size = st.st_size;
-		buf = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf == MAP_FAILED) {
-			pfmon_err("%s: %s", path, strerror(errno));
-			buf = NULL;
-		}
-		close(fd);
-		return buf;
-	}
-	for (;;) {
-		if (cap - *size < 65536) {
-			cap = cap ? 2 * cap : 1 << 20;
-			buf = pfmon_xrealloc(buf, cap, 1);
-		}
-		n = read(fd, buf + *size, cap - *size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		*size += n;
-	}
-	if (n < 0) {
-		pfmon_err("%s: %s", path, strerror(errno));
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
-}
-
-static int read_file(struct report *rep)
-{
-	unsigned char *data;
-	bool mapped;
-	size_t size;
-	int ret;
-
-	data = load(rep->opt.input, &size, &mapped);
-	if (!data)
-		return 1;
-	ret = read_header(rep, data, size);
-	if (!ret)
-		ret = read_records(rep, data, size);
-	if (mapped)
-		munmap(data, size);
-	else
-		free(data);
-	return ret;
 }
 
 static int strcmp0(const char *a, const char *b)
@@ -1488,7 +1266,14 @@ int cmd_report(int argc, char **argv)
 	rep.syms = symbols_new(rep.opt.kallsyms);
 	if (!rep.syms)
 		return 1;
-	ret = read_file(&rep);
+	ret = pfmon_data_open(&rep.data, rep.opt.input);
+	if (!ret) {
+		rep.hdr = rep.data.hdr;
+		rep.events = pfmon_xcalloc(rep.hdr.nr_events,
+					   sizeof(*rep.events));
+		ret = pfmon_data_walk(&rep.data, rec_handle, &rep);
+		pfmon_data_close(&rep.data);
+	}
 	if (!ret)
 		ret = print_report(&rep);
 	report_free(&rep);
