@@ -358,7 +358,9 @@ int cmd_flame(int argc, char **argv)
 		strcpy(stacks[n], stack);
 		counts[n++] = count;
 	}
-	if (out && !(f = fopen(out, "w"))) {
+	if (out)
+		f = fopen(out, "w");
+	if (!f) {
 		pfmon_err("%s: %s", out, strerror(errno));
 		goto out;
 	}
