@@ -40,6 +40,7 @@ host_pkgs=(
 	dkms
 	libpfm4-dev zlib1g-dev libzstd-dev
 	libxml2-utils
+	linux-perf
 )
 
 # The static libraries pfmon links, in their arm64 builds (unpacked).

@@ -76,6 +76,7 @@ static const struct {
 	{ "report", cmd_report, "top symbols of a recording; --folded stacks" },
 	{ "list", cmd_list, "the PMU's registers and events" },
 	{ "flame", cmd_flame, "folded stacks to an SVG flame graph" },
+	{ "export", cmd_export, "a recording as a perf.data file" },
 };
 
 static int usage(FILE *f, int ret)

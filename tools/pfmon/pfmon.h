@@ -18,6 +18,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Messages: "pfmon: ..." on stderr. */
 void pfmon_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

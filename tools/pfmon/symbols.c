@@ -568,15 +568,11 @@ static Elf_Scn *find_scn(Elf *elf, uint32_t type)
 	return NULL;
 }
 
-/*
- * The file's build id as a path under DEBUG_DIR: where Debian's -dbg and
- * -dbgsym packages put the symbols stripped from it.
- */
-static bool debug_path(Elf *elf, char *path, size_t len)
+/* The GNU build id of @elf into @id (@max bytes): its length, or 0. */
+static size_t elf_build_id(Elf *elf, unsigned char *id, size_t max)
 {
-	size_t off, next, name_off, desc_off, i, n;
+	size_t off, next, name_off, desc_off;
 	Elf_Scn *scn = NULL;
-	const unsigned char *id;
 	Elf_Data *data;
 	GElf_Nhdr nh;
 	GElf_Shdr sh;
@@ -591,17 +587,61 @@ static bool debug_path(Elf *elf, char *path, size_t len)
 				break;
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4) ||
-			    nh.n_descsz < 2 || nh.n_descsz > 64)
+			    nh.n_descsz < 2 || nh.n_descsz > max)
 				continue;
-			id = (const unsigned char *)data->d_buf + desc_off;
-			n = snprintf(path, len, "%s/%02x/", DEBUG_DIR, id[0]);
-			for (i = 1; i < nh.n_descsz && n + 3 < len; i++)
-				n += snprintf(path + n, len - n, "%02x", id[i]);
-			snprintf(path + n, len - n, ".debug");
-			return true;
+			memcpy(id, (const char *)data->d_buf + desc_off,
+			       nh.n_descsz);
+			return nh.n_descsz;
 		}
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * The file's build id as a path under DEBUG_DIR: where Debian's -dbg and
+ * -dbgsym packages put the symbols stripped from it.
+ */
+static bool debug_path(Elf *elf, char *path, size_t len)
+{
+	unsigned char id[64];
+	size_t i, n, nr = elf_build_id(elf, id, sizeof(id));
+
+	if (!nr)
+		return false;
+	n = snprintf(path, len, "%s/%02x/", DEBUG_DIR, id[0]);
+	for (i = 1; i < nr && n + 3 < len; i++)
+		n += snprintf(path + n, len - n, "%02x", id[i]);
+	snprintf(path + n, len - n, ".debug");
+	return true;
+}
+
+/**
+ * symbols_build_id() - the GNU build id of an ELF file
+ * @path: the file
+ * @id: where to put it
+ * @max: bytes of @id
+ *
+ * Return: its length in bytes, or 0 when the file cannot be read, is not
+ * ELF or has no build id of at most @max bytes.
+ */
+size_t symbols_build_id(const char *path, unsigned char *id, size_t max)
+{
+	size_t nr = 0;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		nr = elf_build_id(elf, id, max);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return nr;
 }
 
 /* The separate debug file of @elf, if installed; *fd to close. */

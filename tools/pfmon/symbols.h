@@ -10,6 +10,7 @@
 #define PFMON_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SYM_UNKNOWN	"[unknown]"
@@ -42,6 +43,7 @@ struct dso *symbols_dso(struct symbols *syms, const char *path);
 
 /* The object name shown for @dso: the path's basename, "[vdso]". */
 const char *dso_name(const struct dso *dso);
+size_t symbols_build_id(const char *path, unsigned char *id, size_t max);
 
 /*
  * The function containing @ip, mapped from file offset @pgoff at

@@ -870,6 +870,165 @@ TEST(report_flame_svg)
 	unlink(svg_path);
 }
 
+/* Copy @src to @dst, its last @cut bytes left out; 0 or -1. */
+static int copy_cut(const char *src, const char *dst, size_t cut,
+		    struct buf *b)
+{
+	int fd = open(src, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	b->len = 0;
+	while (buf_read(b, fd) > 0)
+		;
+	close(fd);
+	if (!b->p || b->len <= cut)
+		return -1;
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, b->p, b->len - cut) == (ssize_t)(b->len - cut) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* Whether @path starts with perf.data's magic. */
+static bool is_perf_data(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = read(fd, magic, 8) == 8 && !memcmp(magic, "PERFILE2", 8);
+	close(fd);
+	return ok;
+}
+
+/*
+ * pfmon export writes perf.data (check-export.sh has perf read one on
+ * the host); pfmon report and export on a recording cut short (the
+ * recorder killed mid-record) keep the records before the cut, with a
+ * warning; on a corrupt record both fail naming its offset, export
+ * writing nothing.
+ */
+TEST(export_and_damaged_recordings)
+{
+	const char *path = "/tmp/pfmon_test_dmg.data";
+	const char *cut = "/tmp/pfmon_test_dmg_cut.data";
+	const char *bad = "/tmp/pfmon_test_dmg_bad.data";
+	const char *out = "/tmp/pfmon_test_dmg.perf";
+	const struct pfmon_file_header *h;
+	char want[96];
+	struct data_stats ds;
+	struct buf b = { };
+	struct run r = { };
+	const char *why;
+	uint32_t size;
+	int fd;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -g -q -o %s -- hotspot -r 30",
+			    path)) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, data_read(path, &ds));
+	unlink(out);
+	EXPECT_EQ(0, run_sh(&r, "pfmon export -i %s -o %s", path, out))
+		TH_LOG("stderr: %s", r.err);
+	snprintf(want, sizeof(want), "%llu samples (%llu with call chains)",
+		 (unsigned long long)ds.samples, (unsigned long long)ds.samples);
+	EXPECT_TRUE(has(r.err, want)) TH_LOG("want %s: %s", want, r.err);
+	EXPECT_TRUE(is_perf_data(out));
+
+	/* Cut short, 20 bytes into its last record. */
+	ASSERT_EQ(0, copy_cut(path, cut, 20, &b));
+	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 3", cut));
+	EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
+	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
+	unlink(out);
+	EXPECT_EQ(0, run_sh(&r, "pfmon export -i %s -o %s", cut, out));
+	EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
+	EXPECT_TRUE(is_perf_data(out));
+
+	/* The first record's size not a multiple of 8: corrupt. */
+	h = (const void *)b.p;
+	ASSERT_LE(sizeof(*h) + 8, b.len);
+	size = 12;
+	fd = open(bad, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)b.len, write(fd, b.p, b.len));
+	ASSERT_EQ(4, pwrite(fd, &size, 4, h->hdr_size + 4));
+	close(fd);
+	snprintf(want, sizeof(want), "corrupt record at offset %u (type",
+		 h->hdr_size);
+	EXPECT_EQ(1, run_sh(&r, "pfmon report -i %s", bad));
+	EXPECT_TRUE(has(r.err, want)) TH_LOG("want %s: %s", want, r.err);
+	unlink(out);
+	EXPECT_EQ(1, run_sh(&r, "pfmon export -i %s -o %s", bad, out));
+	EXPECT_TRUE(has(r.err, want)) TH_LOG("want %s: %s", want, r.err);
+	EXPECT_NE(0, access(out, F_OK));
+	EXPECT_EQ(1, run_sh(&r, "pfmon export -i /proc/version -o %s", out));
+	EXPECT_TRUE(has(r.err, "not a pfmon data file")) TH_LOG("%s", r.err);
+	free(b.p);
+	run_free(&r);
+	unlink(path);
+	unlink(cut);
+	unlink(bad);
+	unlink(out);
+}
+
+/*
+ * record -g of a program built without frame pointers (the guest's
+ * busybox-static, Debian's: 116 frame setups in its 5,600 returns
+ * on x86_64): its frame pointer register holds
+ * anything, so chains stop at the first frame the kernel cannot read
+ * or that does not go up the stack.  The recording and its report
+ * still hold every sample, no chain over PFM_MAX_CALLCHAIN frames.
+ */
+TEST(callchains_without_frame_pointers)
+{
+	const char *path = "/tmp/pfmon_test_nofp.data";
+	uint64_t folded = 0, lines = 0, deepest = 0, frames;
+	char line[8192], *sp, *c;
+	struct data_stats ds;
+	struct run r = { };
+	const char *why, *text;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	if (access("/bin/busybox", X_OK))
+		SKIP(return, "no /bin/busybox in this guest");
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -g -q -o %s -- /bin/busybox sh -c %s",
+			    path, "'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'"))
+		TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, data_read(path, &ds));
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --folded", path))
+		TH_LOG("stderr: %s", r.err);
+	text = r.out;
+	while (next_line(&text, line, sizeof(line))) {
+		sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		folded += strtoull(sp + 1, NULL, 10);
+		lines++;
+		for (frames = 1, c = line; c < sp; c++)
+			frames += *c == ';';
+		deepest = frames > deepest ? frames : deepest;
+	}
+	TH_LOG("%llu samples, %llu stacks, the deepest %llu frames",
+	       (unsigned long long)ds.samples, (unsigned long long)lines,
+	       (unsigned long long)deepest);
+	EXPECT_LT(0, ds.samples);
+	EXPECT_EQ(ds.samples, folded);
+	/* comm, the kernel IP, the user chain */
+	EXPECT_GE(2 + PFMON_MAX_CHAIN, deepest);
+	run_free(&r);
+	unlink(path);
+}
+
 /* The CPU time (ns) hotspot's last line in @out gives, or -1. */
 static int64_t hotspot_cpu_ns(const char *out)
 {

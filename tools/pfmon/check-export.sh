@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfmon export read by perf (make check's "export" stage): in the x86_64
+# guest, record the workload with call chains, fold it with pfmon report
+# and export it to perf.data; here on the host, Debian's perf reads that
+# file (perf script, perf report) with the workload's binary in a
+# --symfs tree, and must see what pfmon saw:
+#  - as many samples;
+#  - every call chain through the workload's worker() that perf
+#    resolves whole (no [unknown] frame: kernel frames stay unnamed
+#    here, the guest's kernel symbols being in the guest) is one of
+#    pfmon's folded stacks, with as many samples.  (Elsewhere, in libc,
+#    perf and pfmon may name one address by different aliases:
+#    __madvise and madvise.)
+#  - those chains hold 80% of the samples at least;
+#  - perf report's top symbol is pfmon report's (hot_loop).
+# Usage: check-export.sh TOP KVER
+set -euo pipefail
+
+top=$1
+kver=$2
+work=$(mktemp -d)
+[[ -n ${KEEP:-} ]] && echo "check-export: work in $work" || trap 'rm -rf "$work"' EXIT
+
+cmd='cd /tmp && pfmon record -g -q -o g.data -- hotspot -t 2 &&
+pfmon report -i g.data --folded > g.folded &&
+pfmon report -i g.data -n 1 > g.top &&
+pfmon export -i g.data -o perf.data &&
+echo PFMON-B64 && base64 perf.data && echo PFMON-FOLDED && cat g.folded &&
+echo PFMON-TOP && cat g.top && echo PFMON-END'
+"$top/tools/selftests/qemu/vm" --arch x86_64 --kver "$kver" --timeout 300 \
+	exec -- "$cmd" > "$work/guest.log" 2>&1 || {
+	tail -n 30 "$work/guest.log" >&2
+	echo "check-export: the guest run failed" >&2
+	exit 1
+}
+tr -d '\r' < "$work/guest.log" > "$work/log"
+sed -n '/^PFMON-B64$/,/^PFMON-FOLDED$/p' "$work/log" | sed '1d;$d' |
+	base64 -d > "$work/perf.data"
+sed -n '/^PFMON-FOLDED$/,/^PFMON-TOP$/p' "$work/log" | sed '1d;$d' \
+	> "$work/pfmon.folded"
+sed -n '/^PFMON-TOP$/,/^PFMON-END$/p' "$work/log" | sed '1d;$d' \
+	> "$work/pfmon.top"
+grep '^pfmon export:' "$work/log" || true
+
+# The guest's /bin/hotspot is this build's.
+mkdir -p "$work/sym/bin"
+cp "$top/.build/x86_64/pfmon/hotspot" "$work/sym/bin/"
+perf script -i "$work/perf.data" --symfs "$work/sym" -F comm,ip,sym \
+	2> "$work/script.err" > "$work/script.out" || {
+	cat "$work/script.err" >&2
+	echo "check-export: perf script refused the file" >&2
+	exit 1
+}
+# perf script's samples as folded stacks: comm, then outermost first.
+awk '
+function flush() {
+	if (comm == "")
+		return
+	s = comm
+	for (i = n; i >= 1; i--)
+		s = s ";" f[i]
+	count[s]++
+	comm = ""
+}
+/^[^ \t]/ { flush(); comm = $1; n = 0; next }
+/^\t/ { f[++n] = $2; next }
+/^$/ { flush() }
+END {
+	flush()
+	for (s in count)
+		print s, count[s]
+}' "$work/script.out" | sort > "$work/perf.folded"
+
+total=$(awk '{ n += $NF } END { print n + 0 }' "$work/perf.folded")
+pfmon_total=$(awk '{ n += $NF } END { print n + 0 }' "$work/pfmon.folded")
+whole=0 fail=0
+while read -r stack n; do
+	[[ $stack == *'[unknown]'* || $stack != *';worker;'* ]] && continue
+	whole=$((whole + n))
+	if ! grep -qxF "$stack $n" "$work/pfmon.folded"; then
+		echo "check-export: perf: $stack $n; pfmon: $(grep -F "$stack " "$work/pfmon.folded" || echo none)" >&2
+		fail=1
+	fi
+done < <(awk '{ c = $NF; $NF = ""; sub(/ $/, ""); print $0, c }' "$work/perf.folded")
+echo "check-export: perf read $total samples (pfmon $pfmon_total); $whole in whole chains through worker"
+if ((total != pfmon_total)); then
+	echo "check-export: perf read $total samples, pfmon reported $pfmon_total" >&2
+	fail=1
+fi
+if ((whole * 100 < total * 80)); then
+	echo "check-export: only $whole of $total samples in chains through worker perf resolved whole" >&2
+	fail=1
+fi
+perf_top=$(perf report -i "$work/perf.data" --symfs "$work/sym" --stdio \
+	--no-children --sort sym 2> /dev/null | awk '/^ +[0-9.]+%/ { print $NF; exit }')
+pfmon_top=$(awk '/^ +[0-9.]+%/ { print $NF; exit }' "$work/pfmon.top")
+echo "check-export: top symbol: perf $perf_top, pfmon $pfmon_top"
+if [[ -z $perf_top || $perf_top != "$pfmon_top" ]]; then
+	echo "check-export: top symbols differ" >&2
+	fail=1
+fi
+((fail)) && exit 1
+echo "check-export: ok"
