@@ -30,6 +30,7 @@ run pfmon report -i /tmp/pfmon.data -n 8 || exit 1
 echo
 echo "\$ pfmon report -i /tmp/pfmon.data --folded   (call chains: flame graph input)"
 pfmon report -i /tmp/pfmon.data --folded | head -n 8
+run pfmon report -i /tmp/pfmon.data -g -n 3 || exit 1
 run pfmon report -i /tmp/pfmon.data --flame /tmp/pfmon.svg || exit 1
 # to the host: make run's filter (demo-flame.sh) writes it out there
 echo PFMON-FLAME-BEGIN

@@ -24,6 +24,7 @@
 #include "datafile.h"
 #include "symbols.h"
 #include "flame.h"
+#include "callgraph.h"
 
 #define DEFAULT_INPUT	"pfmon.data"
 #define DEFAULT_TOP	20
@@ -43,6 +44,7 @@ struct options {
 	bool top_set;
 	enum sort_key sort;
 	bool folded;
+	bool callgraph;
 	const char *flame;
 };
 
@@ -1035,6 +1037,47 @@ static void print_folded(struct report *rep, int64_t only)
 	free(rows);
 }
 
+/*
+ * -g: the call graph of one event's call chains (--event, else the
+ * first): each function's total and self shares, its callers and its
+ * callees.  Needs a recording made with record -g.
+ */
+static int print_callgraph(struct report *rep, int64_t only)
+{
+	const char **stacks;
+	struct row *rows;
+	uint64_t *counts;
+	size_t i, nr;
+
+	if (!rep->hdr.nr_events) {
+		print_heading(rep, -1);
+		printf("# no samples\n");
+		return 0;
+	}
+	only = only < 0 ? 0 : only;
+	nr = stack_rows(rep, only, &rows);
+	if (!nr && rep->events[only].samples) {
+		free(rows);
+		pfmon_err("%s: no call chains: record with -g for a call graph",
+			  rep->opt.input);
+		return 1;
+	}
+	print_heading(rep, only);
+	printf("#\n");
+	stacks = pfmon_xcalloc(nr + 1, sizeof(*stacks));
+	counts = pfmon_xcalloc(nr + 1, sizeof(*counts));
+	for (i = 0; i < nr; i++) {
+		stacks[i] = rows[i].comm;
+		counts[i] = rows[i].count;
+	}
+	callgraph_print(stdout, stacks, counts, nr,
+			rep->opt.top_set ? rep->opt.top : DEFAULT_TOP);
+	free(stacks);
+	free(counts);
+	free(rows);
+	return 0;
+}
+
 /* --flame FILE: the folded stacks as an SVG flame graph. */
 static int write_flame(struct report *rep, int64_t only)
 {
@@ -1090,6 +1133,9 @@ static int print_report(struct report *rep)
 	if (rep->opt.flame) {
 		if (write_flame(rep, only))
 			return 1;
+	} else if (rep->opt.callgraph) {
+		if (print_callgraph(rep, only))
+			return 1;
 	} else if (rep->opt.folded) {
 		print_folded(rep, only);
 	} else {
@@ -1143,6 +1189,8 @@ static int report_usage(FILE *f, int ret)
 		"                       call chains from record -g\n"
 		"      --flame FILE     the same as an SVG flame graph (a browser\n"
 		"                       opens it: hover for names, click to zoom)\n"
+		"  -g, --call-graph     each function's share with what it calls,\n"
+		"                       its callers and callees (record -g)\n"
 		"  -e, --event EVENT    only this event, by name or number\n"
 		"      --kallsyms FILE  kernel symbols (default /proc/kallsyms)\n"
 		"  -h, --help           this help\n",
@@ -1177,6 +1225,7 @@ static int parse_options(struct options *opt, int argc, char **argv)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "flame", required_argument, NULL, OPT_FLAME },
+		{ "call-graph", no_argument, NULL, 'g' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "help", no_argument, NULL, 'h' },
@@ -1184,7 +1233,7 @@ static int parse_options(struct options *opt, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:n:e:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:n:e:gh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			opt->input = optarg;
@@ -1215,6 +1264,9 @@ static int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_FLAME:
 			opt->flame = optarg;
+			break;
+		case 'g':
+			opt->callgraph = true;
 			break;
 		case 'e':
 			opt->event = optarg;

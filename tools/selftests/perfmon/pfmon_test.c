@@ -22,6 +22,7 @@
  *   code.  Time comparisons run the workload once beforehand.
  */
 #include <ctype.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -868,6 +869,101 @@ TEST(report_flame_svg)
 	run_free(&r);
 	unlink(path);
 	unlink(svg_path);
+}
+
+/*
+ * The share (%) report -g gives: of function @fn's total when @callee
+ * is NULL, else of its call to @callee; -1 when not shown.
+ */
+static double callgraph_pct(const char *out, const char *fn,
+			    const char *callee)
+{
+	char line[1024], name[256], *pc;
+	const char *text = out;
+	bool in_fn = false, calls = false;
+	double total, self, p;
+
+	while (next_line(&text, line, sizeof(line))) {
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (sscanf(line, "%lf%% %lf%% %255s", &total, &self, name) == 3) {
+			in_fn = !strcmp(name, fn);
+			calls = false;
+			if (in_fn && !callee)
+				return total;
+			continue;
+		}
+		if (strstr(line, "called by"))
+			calls = false;
+		else if (strstr(line, " calls "))
+			calls = true;
+		pc = strchr(line, '%');
+		if (!in_fn || !calls || !pc)
+			continue;
+		while (pc > line && pc[-1] != ' ')
+			pc--;
+		if (sscanf(pc, "%lf%% %255s", &p, name) == 2 &&
+		    !strcmp(name, callee))
+			return p;
+	}
+	return -1;
+}
+
+/*
+ * report -g: each function's total share, and each call's, are those of
+ * the folded stacks through it (to the 0.01% printed): worker's total,
+ * worker calling hot_loop, hot_loop's total.  Without call chains it
+ * refuses, naming record -g.
+ */
+TEST(report_call_graph)
+{
+	const char *path = "/tmp/pfmon_test_cg.data";
+	uint64_t all = 0, worker = 0, w_hot = 0, hot = 0, n;
+	double got, want;
+	char line[4096], *sp;
+	struct run r = { };
+	const char *why, *text;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -g -q -o %s -- hotspot -r 50",
+			    path)) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --folded", path));
+	text = r.out;
+	while (next_line(&text, line, sizeof(line))) {
+		sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		n = strtoull(sp + 1, NULL, 10);
+		*sp = ';';	/* every frame between ';' */
+		all += n;
+		worker += strstr(line, ";worker;") ? n : 0;
+		w_hot += strstr(line, ";worker;hot_loop;") ? n : 0;
+		hot += strstr(line, ";hot_loop;") ? n : 0;
+	}
+	ASSERT_LT(0, all);
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s -g -n 0", path))
+		TH_LOG("stderr: %s", r.err);
+	got = callgraph_pct(r.out, "worker", NULL);
+	want = 100.0 * worker / all;
+	TH_LOG("worker %.2f%% (folded %.2f%%)", got, want);
+	EXPECT_GT(0.006, fabs(got - want));
+	got = callgraph_pct(r.out, "worker", "hot_loop");
+	want = 100.0 * w_hot / all;
+	TH_LOG("worker calls hot_loop %.2f%% (folded %.2f%%)", got, want);
+	EXPECT_GT(0.006, fabs(got - want));
+	got = callgraph_pct(r.out, "hot_loop", NULL);
+	want = 100.0 * hot / all;
+	TH_LOG("hot_loop %.2f%% (folded %.2f%%)", got, want);
+	EXPECT_GT(0.006, fabs(got - want));
+	/* hotspot's hot_loop: 16 of 21 parts of the work */
+	EXPECT_LT(60.0, got);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -q -o %s -- hotspot -r 5", path));
+	EXPECT_EQ(1, run_sh(&r, "pfmon report -i %s -g", path));
+	EXPECT_TRUE(has(r.err, "record with -g")) TH_LOG("%s", r.err);
+	run_free(&r);
+	unlink(path);
 }
 
 /* Copy @src to @dst, its last @cut bytes left out; 0 or -1. */
