@@ -22,6 +22,7 @@ struct stat_opts {
 	unsigned int switch_ms;
 	unsigned int interval_ms;
 	const char *sep;
+	bool json;
 };
 
 /* What one print shows: scaled counts and their share of the time. */
@@ -45,7 +46,8 @@ static void stat_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pfmon stat [-e EV,...]... [--sets] [--switch MS]\n"
-		"                  [-a | -C CPUS | -p PID] [-I MS] [-x SEP] [-- CMD [ARGS]]\n"
+		"                  [-a | -C CPUS | -p PID] [-I MS] [-x SEP | -j]\n"
+		"                  [-- CMD [ARGS]]\n"
 		"  -e EV,...   events (pfmon list); EV:u, EV:k user or kernel only;\n"
 		"              rHEX raw event code; pmcN=VALUE[@pmdM] a PMC as is\n"
 		"  --sets      each -e is an event set of its own (else sets are made\n"
@@ -55,6 +57,7 @@ static void stat_usage(FILE *f)
 		"  -p PID      the threads of a running process\n"
 		"  -I MS       print the counts of every MS ms interval\n"
 		"  -x SEP      one line per event: value SEP unit SEP event SEP %%time\n"
+		"  -j          one JSON object per line per event (see tool.rst)\n"
 		"Without -a, -C or -p, counts CMD and every thread and process it starts.\n");
 }
 
@@ -69,13 +72,14 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int c, ret;
 
 	o->switch_ms = 10;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:I:x:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:aC:p:I:x:jh", lo, NULL)) != -1) {
 		ret = pfmon_what_opt(&o->w, c, optarg);
 		if (ret < 0)
 			return -1;
@@ -102,6 +106,9 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 		case 'x':
 			o->sep = optarg;
 			break;
+		case 'j':
+			o->json = true;
+			break;
 		case 'h':
 			stat_usage(stdout);
 			exit(0);
@@ -109,6 +116,11 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 			stat_usage(stderr);
 			return -1;
 		}
+	}
+	if (o->json && o->sep) {
+		pfmon_err("-x and -j: one output format");
+		stat_usage(stderr);
+		return -1;
 	}
 	if (pfmon_what_check(&o->w, optind < argc, "count")) {
 		stat_usage(stderr);
@@ -228,6 +240,51 @@ static void derived(struct pfmon_session *s, const struct stat_view *v,
 		snprintf(buf, len, "#  %.3f CPUs utilized", v->est[i] / wall_ns);
 }
 
+/* @s as a JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/*
+ * -j: {"interval": S (with -I), "counter-value": N, "raw-value": N,
+ * "unit": U, "event": E, "pcnt-running": P[, "metric-value": M,
+ * "metric-unit": U]}, one line.
+ */
+static void print_json(struct stat_run *r, const struct stat_view *v, int i,
+		       double wall_ns, double interval_s)
+{
+	struct pfmon_session *s = r->s;
+	const struct pfmon_event *ev = &s->evs[i];
+	double metric;
+	char d[64];
+
+	putchar('{');
+	if (interval_s >= 0)
+		printf("\"interval\": %.6f, ", interval_s);
+	printf("\"counter-value\": %.0f, \"raw-value\": %" PRIu64 ", \"unit\": ",
+	       v->est[i], v->raw[i]);
+	json_string(ev->unit ? ev->unit : "");
+	printf(", \"event\": ");
+	json_string(ev->name);
+	printf(", \"pcnt-running\": %.2f", v->share[i] * 100.0);
+	derived(s, v, i, wall_ns, d, sizeof(d));
+	if (d[0] && sscanf(d, "#  %lf", &metric) == 1) {
+		printf(", \"metric-value\": %.6f, \"metric-unit\": ", metric);
+		json_string(strchr(d + 3, ' ') + 1);
+	}
+	printf("}\n");
+}
+
 static void print_event(struct stat_run *r, const struct stat_view *v, int i,
 			double wall_ns, const char *prefix)
 {
@@ -274,8 +331,13 @@ static void stat_tick(struct pfmon_session *s, void *arg)
 	snprintf(prefix, sizeof(prefix), "%s%.6f%s",
 		 r->o->sep ? "" : "  ", (now - r->t0) / 1e9,
 		 r->o->sep ? r->o->sep : " ");
-	for (i = 0; i < s->nev; i++)
-		print_event(r, &d, i, now - r->last_ns, prefix);
+	for (i = 0; i < s->nev; i++) {
+		if (r->o->json)
+			print_json(r, &d, i, now - r->last_ns,
+				   (now - r->t0) / 1e9);
+		else
+			print_event(r, &d, i, now - r->last_ns, prefix);
+	}
 	fflush(stdout);
 	memcpy(r->last.raw, r->now.raw, s->nev * sizeof(*r->now.raw));
 	memcpy(r->last.set_ns, r->now.set_ns, s->nsets * sizeof(uint64_t));
@@ -288,7 +350,7 @@ static void stat_title(struct stat_run *r, int argc, char **argv)
 {
 	int i;
 
-	if (r->o->sep)
+	if (r->o->sep || r->o->json)
 		return;
 	printf("\n Performance counter stats for ");
 	if (r->o->w.pid)
@@ -315,9 +377,13 @@ static int stat_final(struct stat_run *r, int argc, char **argv)
 		return -1;
 	view_scale(s, &r->now);
 	stat_title(r, argc, argv);
-	for (i = 0; i < s->nev; i++)
-		print_event(r, &r->now, i, wall, "");
-	if (!r->o->sep)
+	for (i = 0; i < s->nev; i++) {
+		if (r->o->json)
+			print_json(r, &r->now, i, wall, -1);
+		else
+			print_event(r, &r->now, i, wall, "");
+	}
+	if (!r->o->sep && !r->o->json)
 		printf("\n%18.6f seconds time elapsed\n\n", wall / 1e9);
 	return 0;
 }

@@ -909,6 +909,65 @@ static double callgraph_pct(const char *out, const char *fn,
 	return -1;
 }
 
+/* The number after "@key": in JSON line @line, or -1. */
+static double json_num(const char *line, const char *key)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\"%s\": ", key);
+	p = strstr(line, want);
+	return p ? strtod(p + strlen(want), NULL) : -1;
+}
+
+/*
+ * stat -j: one JSON object a line per event, each interval's with
+ * "interval" (-I), the final one without; the intervals add up to no
+ * more than the final count.  -x and -j together are refused.
+ */
+TEST(stat_json)
+{
+	const struct pmu_names *p = this_pmu();
+	char line[1024], want[128];
+	double sum = 0, final = -1, v;
+	int intervals = 0, finals = 0;
+	struct run r = { };
+	const char *why, *text;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, run_sh(&r, "pfmon stat -j -I 100 -e %s -- hotspot -r 200",
+			    p->work)) TH_LOG("stderr: %s", r.err);
+	snprintf(want, sizeof(want), "\"event\": \"%s\"", p->work_name);
+	text = r.out;
+	while (next_line(&text, line, sizeof(line))) {
+		if (line[0] != '{')
+			continue;
+		EXPECT_EQ('}', line[strlen(line) - 1]) TH_LOG("%s", line);
+		EXPECT_TRUE(has(line, want)) TH_LOG("%s", line);
+		EXPECT_LE(0, json_num(line, "raw-value")) TH_LOG("%s", line);
+		EXPECT_LT(99.99, json_num(line, "pcnt-running"));
+		v = json_num(line, "counter-value");
+		if (has(line, "\"interval\": ")) {
+			intervals++;
+			sum += v;
+		} else {
+			finals++;
+			final = v;
+		}
+	}
+	TH_LOG("%d intervals, sum %.0f, final %.0f", intervals, sum, final);
+	EXPECT_LE(3, intervals) TH_LOG("stdout: %s", r.out);
+	EXPECT_EQ(1, finals);
+	EXPECT_LT(0, final);
+	EXPECT_GE(final, sum);
+	EXPECT_LE(final / 2, sum);
+	EXPECT_NE(0, run_sh(&r, "pfmon stat -j -x, -- true"));
+	EXPECT_TRUE(has(r.err, "one output format")) TH_LOG("%s", r.err);
+	run_free(&r);
+}
+
 /*
  * report -g: each function's total share, and each call's, are those of
  * the folded stacks through it (to the 0.01% printed): worker's total,
