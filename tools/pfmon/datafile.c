@@ -73,6 +73,10 @@ static bool rec_plausible(const struct pfmon_rec *rec)
 
 	if (rec->type == PFMON_REC_MMAP)
 		return rec->size <= MAX_PLAUSIBLE_REC;
+	/* a call chain: its fixed part, then up to PFMON_MAX_CHAIN IPs */
+	if (rec->type == PFMON_REC_CALLCHAIN)
+		return rec->size >= min &&
+		       rec->size <= min + PFMON_MAX_CHAIN * sizeof(uint64_t);
 	if (min)
 		return rec->size == ((min + 7) & ~(size_t)7);
 	return rec->size <= MAX_PLAUSIBLE_REC;

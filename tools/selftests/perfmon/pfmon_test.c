@@ -1047,6 +1047,25 @@ static int copy_cut(const char *src, const char *dst, size_t cut,
 	return ret;
 }
 
+/* The offset of the last record of @type, @min bytes at least, or 0. */
+static size_t last_rec_of(const struct buf *b, uint32_t type, uint32_t min)
+{
+	const struct pfmon_file_header *h = (const void *)b->p;
+	const struct pfmon_rec *rec;
+	size_t off, last = 0;
+
+	if (b->len < sizeof(*h))
+		return 0;
+	for (off = h->hdr_size; off + sizeof(*rec) <= b->len; off += rec->size) {
+		rec = (const void *)(b->p + off);
+		if (rec->size < sizeof(*rec) || rec->size > b->len - off)
+			break;
+		if (rec->type == type && rec->size >= min)
+			last = off;
+	}
+	return last;
+}
+
 /* Whether @path starts with perf.data's magic. */
 static bool is_perf_data(const char *path)
 {
@@ -1077,6 +1096,8 @@ TEST(export_and_damaged_recordings)
 	const struct pfmon_file_header *h;
 	char want[96];
 	struct data_stats ds;
+	size_t chain;
+	int i;
 	struct buf b = { };
 	struct run r = { };
 	const char *why;
@@ -1097,15 +1118,29 @@ TEST(export_and_damaged_recordings)
 	EXPECT_TRUE(has(r.err, want)) TH_LOG("want %s: %s", want, r.err);
 	EXPECT_TRUE(is_perf_data(out));
 
-	/* Cut short, 20 bytes into its last record. */
+	/*
+	 * Cut short 20 bytes before the end (in whichever record is
+	 * last), then in the middle of the last call chain record of two
+	 * frames or more.
+	 */
 	ASSERT_EQ(0, copy_cut(path, cut, 20, &b));
-	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 3", cut));
-	EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
-	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
-	unlink(out);
-	EXPECT_EQ(0, run_sh(&r, "pfmon export -i %s -o %s", cut, out));
-	EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
-	EXPECT_TRUE(is_perf_data(out));
+	for (i = 0; i < 2; i++) {
+		if (i) {
+			chain = last_rec_of(&b, PFMON_REC_CALLCHAIN, 32);
+			ASSERT_LT(0, chain);
+			ASSERT_LT(chain + 20, b.len);
+			ASSERT_EQ(0, copy_cut(path, cut, b.len - chain - 20, &b))
+				TH_LOG("%zu bytes, the last chain at %zu", b.len,
+				       chain);
+		}
+		EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 3", cut));
+		EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
+		EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
+		unlink(out);
+		EXPECT_EQ(0, run_sh(&r, "pfmon export -i %s -o %s", cut, out));
+		EXPECT_TRUE(has(r.err, "truncated at offset")) TH_LOG("%s", r.err);
+		EXPECT_TRUE(is_perf_data(out));
+	}
 
 	/* The first record's size not a multiple of 8: corrupt. */
 	h = (const void *)b.p;
