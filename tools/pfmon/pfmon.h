@@ -119,6 +119,7 @@ void pfmon_explain_no_pmu(void);
  * @id: thread id, or CPU number
  * @loaded: load succeeded
  * @ended: the thread ended (PFM_MSG_END)
+ * @start_at_exec: loaded, to be started at the command's exec
  * @ring: the ring buffer when sampling
  */
 struct pfmon_target {
@@ -126,6 +127,7 @@ struct pfmon_target {
 	int id;
 	bool loaded;
 	bool ended;
+	bool start_at_exec;
 	struct pfm_ring ring;
 };
 

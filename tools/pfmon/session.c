@@ -7,7 +7,11 @@
  * thread and process it creates gets a context of its own before it
  * runs its first instruction (perfmon2 contexts are not inherited, as
  * pfmon did).  Tracing also stops each process at exec and at exit,
- * where its mappings can still be read for the report.
+ * where its mappings can still be read for the report.  The command's
+ * own context is loaded before it execs but started in that exec's
+ * stop: what pfmon's child does between fork() and execve() (and the
+ * exec up to the new program's start) is not counted, as perf stat
+ * counts from the exec.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -153,6 +157,7 @@ static void child_exec(int go, char **argv, const sigset_t *mask)
  */
 int pfmon_targets_command(struct pfmon_session *s, char **argv)
 {
+	struct pfmon_target *t;
 	sigset_t old;
 	int go[2];
 	pid_t pid;
@@ -185,7 +190,11 @@ int pfmon_targets_command(struct pfmon_session *s, char **argv)
 		return -1;
 	}
 	s->traced = true;
-	return target_add(s, pid) ? 0 : -1;
+	t = target_add(s, pid);
+	if (!t)
+		return -1;
+	t->start_at_exec = true;
+	return 0;
 }
 
 /**
@@ -360,9 +369,27 @@ static int target_start(struct pfmon_session *s, struct pfmon_target *t,
 	if (target_load(s, t, &ld))
 		return -1;
 	t->loaded = true;
+	if (t->start_at_exec)
+		return 0;
 	memset(&st, 0, sizeof(st));
 	*step = "cannot start";
 	return pfm_start(t->fd, &st);
+}
+
+/* The command's exec: its context starts counting now. */
+static void target_exec(struct pfmon_target *t)
+{
+	pfarg_start_t st;
+	char what[64];
+
+	if (!t || !t->start_at_exec)
+		return;
+	t->start_at_exec = false;
+	memset(&st, 0, sizeof(st));
+	if (t->loaded && pfm_start(t->fd, &st)) {
+		snprintf(what, sizeof(what), "cannot start %d", t->id);
+		pfmon_explain(what, errno);
+	}
 }
 
 static int target_start_report(struct pfmon_session *s,
@@ -570,6 +597,8 @@ static void traced_stop(struct pfmon_session *s, pid_t tid, int status,
 		sig = 0;
 		break;
 	case PTRACE_EVENT_EXEC:
+		target_exec(target_find(s, tid));
+		/* fall through */
 	case PTRACE_EVENT_EXIT:
 		if (ops->proc_event)
 			ops->proc_event(s, tid, ev == PTRACE_EVENT_EXEC ?

@@ -407,9 +407,9 @@ out:
 /*
  * Count "hotspot -r @rounds" directly: PMC i = @evtsel[i] and PMD i for
  * i < @n, into @vals.  The command runs as pfmon stat runs one: a child
- * held in read() on a pipe while its context is loaded and started, then
- * close() of the pipe, execvp(), the command, with stdout on a pipe.
- * Everything else the child does comes before the context is loaded.
+ * held in read() on a pipe while its context is loaded, then close() of
+ * the pipe, execvp(), the command, with stdout on a pipe; counting
+ * starts in the ptrace stop of the exec.
  * Returns 0, or -1 (the command failed too).
  */
 static int direct_count(const uint64_t *evtsel, int n, const char *rounds,
@@ -452,13 +452,18 @@ static int direct_count(const uint64_t *evtsel, int n, const char *rounds,
 			break;
 	/*
 	 * Loading needs the caller to trace the child; it stays traced
-	 * (seized, never stopped) to its end: letting it go needs a stop,
-	 * which would restart its read(), and the restart would count.
+	 * to its end.  Counting starts in the stop at its exec, as pfmon
+	 * does it.
 	 */
-	if (i == n && !ptrace(PTRACE_SEIZE, pid, 0, 0) && !pfm_load(fd, pid) &&
-	    !pfm_start(fd, NULL) && write(go[1], &c, 1) == 1)
+	if (i == n && !ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) &&
+	    !pfm_load(fd, pid) && write(go[1], &c, 1) == 1 &&
+	    waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status) &&
+	    status >> 8 == (SIGTRAP | PTRACE_EVENT_EXEC << 8) &&
+	    !pfm_start(fd, NULL) && !ptrace(PTRACE_CONT, pid, 0, 0))
 		ret = 0;
 	close(go[1]);	/* on failure, the child ends in read() */
+	if (ret)
+		kill(pid, SIGKILL);	/* or in its exec stop */
 	while (read(out[0], sink, sizeof(sink)) > 0)
 		;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -537,15 +542,11 @@ TEST(stat_matches_library_soft)
 	       (unsigned long long)direct_tc);
 	ASSERT_LT(0, sc);
 	/*
-	 * pfmon starts counting without waiting for its child to block
-	 * in read() on its go pipe (session.c, child_exec()); when the
-	 * child is late, what it does from fork() to that read() is
-	 * counted too: glibc's set_robust_list() in the new child, then
-	 * rt_sigprocmask() and read() (seen: +3 in 1 of 6 runs).  The
-	 * direct count waits for the block, so it is exact.
+	 * Both start counting in the exec's ptrace stop: what the child
+	 * did from fork() to execve() is not counted (it was, +4 and
+	 * more, when pfmon started at the fork), so the counts agree.
 	 */
-	EXPECT_LE(direct[0], (uint64_t)sc);
-	EXPECT_GE(direct[0] + 3, (uint64_t)sc);
+	EXPECT_EQ(direct[0], (uint64_t)sc);
 	EXPECT_LE((uint64_t)tc, 2 * direct_tc);
 	EXPECT_GE(2 * (uint64_t)tc, direct_tc);
 }
@@ -590,14 +591,15 @@ TEST(stat_matches_library_pmuv3)
 	EXPECT_TRUE(within_pct(inst, direct, 0.5));
 	EXPECT_TRUE(within_pct(cyc, inst, 0.5));
 	/*
-	 * With CPU 1 offline, what differs is the user code of pfmon's
-	 * child and ours around the read() and the execvp(): a few
-	 * hundred instructions (155 to 181 measured).  Counting EL1 too
-	 * would add far more (system calls, page faults, the exec:
-	 * 726052 measured), yet less than 0.5%.
+	 * With CPU 1 offline, both count from the exec's ptrace stop the
+	 * same user instructions: equal (they differed by the 155 to 181
+	 * of the children's code around read() and execvp() when pfmon
+	 * started at the fork).  Counting EL1 too would add far more
+	 * (system calls, page faults: 726052 measured), yet less than
+	 * 0.5%.
 	 */
 	if (offline)
-		EXPECT_GT(10000, llabs(inst - (int64_t)direct));
+		EXPECT_EQ((int64_t)direct, inst);
 	run_free(&r);
 }
 
