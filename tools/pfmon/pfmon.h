@@ -212,6 +212,7 @@ struct pfmon_what {
 	bool system_wide;
 	const char *cpus;
 	pid_t pid;
+	pid_t tid;
 };
 
 /* session.c */

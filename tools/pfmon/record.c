@@ -46,16 +46,17 @@ struct record_run {
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pfmon record [-e EV[/PERIOD],...]... [-a | -C CPUS | -p PID]\n"
+		"usage: pfmon record [-e EV[/PERIOD],...]... [-a | -C CPUS | -p PID | -t TID]\n"
 		"                    [-g] [-o FILE] [-m PAGES] [-q] [-- CMD [ARGS]]\n"
 		"  -e EV/PERIOD  sample EV every PERIOD events (default: the PMU's\n"
 		"                cycles or task-clock, every 1000000)\n"
 		"  -a, -C CPUS   every CPU, or those; -p PID: a running process\n"
+		"  -t TID        one thread of a running process\n"
 		"  -g            record user call chains (frame pointers)\n"
 		"  -o FILE       output (pfmon.data)\n"
 		"  -m PAGES      ring data pages per thread or CPU, a power of 2 (64)\n"
 		"  -q            no progress line\n"
-		"Without -a, -C or -p, samples CMD and every thread and process it starts.\n");
+		"Without -a, -C, -p or -t, samples CMD and every thread and process it starts.\n");
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -65,6 +66,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -76,7 +78,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 
 	o->out = "pfmon.data";
 	o->pages = 64;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:o:m:qgh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:aC:p:t:o:m:qgh", lo, NULL)) != -1) {
 		ret = pfmon_what_opt(&o->w, c, optarg);
 		if (ret < 0)
 			return -1;
@@ -374,7 +376,7 @@ static void put_header(struct record_run *r, int argc, char **argv)
 			      i ? " " : "", argv[i]);
 	if (!argc)
 		snprintf(h.command, sizeof(h.command), "%s",
-			 r->o->w.pid ? "-p" : "-a");
+			 r->o->w.tid ? "-t" : r->o->w.pid ? "-p" : "-a");
 	put(r, &h, sizeof(h));
 }
 

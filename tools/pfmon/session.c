@@ -130,6 +130,24 @@ int pfmon_targets_pid(struct pfmon_session *s, pid_t pid)
 	return s->ntgt ? 0 : -1;
 }
 
+/* The process of thread @tid (/proc/TID/status), or -1. */
+static pid_t thread_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /* The forked command: wait for the go, then exec. */
 static void child_exec(int go, char **argv, const sigset_t *mask)
 {
@@ -200,7 +218,7 @@ int pfmon_targets_command(struct pfmon_session *s, char **argv)
 /**
  * pfmon_what_opt() - take one of the options stat and record share
  * @w: what they gather
- * @opt: the option: e, a, C or p
+ * @opt: the option: e, a, C, p or t
  * @arg: its argument
  *
  * Return: 1 taken, 0 not one of them, -1 a bad argument (said).
@@ -229,6 +247,17 @@ int pfmon_what_opt(struct pfmon_what *w, int opt, const char *arg)
 			return 1;
 		pfmon_err("-p %s: a process id", arg);
 		return -1;
+	case 't':
+		w->tid = atoi(arg);
+		if (w->tid <= 0) {
+			pfmon_err("-t %s: a thread id", arg);
+			return -1;
+		}
+		w->pid = thread_tgid(w->tid);
+		if (w->pid > 0)
+			return 1;
+		pfmon_err("-t %s: no such thread", arg);
+		return -1;
 	default:
 		return 0;
 	}
@@ -246,11 +275,12 @@ int pfmon_what_check(const struct pfmon_what *w, bool command,
 		     const char *verb)
 {
 	if (w->pid && (w->system_wide || command)) {
-		pfmon_err("-p takes neither -a/-C nor a command");
+		pfmon_err("-p and -t take neither -a/-C nor a command");
 		return -1;
 	}
 	if (!w->pid && !w->system_wide && !command) {
-		pfmon_err("nothing to %s: give a command, -p PID or -a", verb);
+		pfmon_err("nothing to %s: give a command, -p PID, -t TID or -a",
+			  verb);
 		return -1;
 	}
 	return 0;
@@ -271,6 +301,8 @@ int pfmon_session_targets(struct pfmon_session *s,
 	s->system_wide = w->system_wide;
 	if (w->system_wide && pfmon_targets_cpus(s, w->cpus))
 		return -1;
+	if (w->tid)
+		return target_add(s, w->tid) ? 0 : -1;
 	if (w->pid && pfmon_targets_pid(s, w->pid))
 		return -1;
 	if (argc > 0 && pfmon_targets_command(s, argv))

@@ -46,7 +46,7 @@ static void stat_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pfmon stat [-e EV,...]... [--sets] [--switch MS]\n"
-		"                  [-a | -C CPUS | -p PID] [-I MS] [-x SEP | -j]\n"
+		"                  [-a | -C CPUS | -p PID | -t TID] [-I MS] [-x SEP | -j]\n"
 		"                  [-- CMD [ARGS]]\n"
 		"  -e EV,...   events (pfmon list); EV:u, EV:k user or kernel only;\n"
 		"              rHEX raw event code; pmcN=VALUE[@pmdM] a PMC as is\n"
@@ -55,10 +55,11 @@ static void stat_usage(FILE *f)
 		"  --switch MS multiplexing: switch sets every MS ms of counting (10)\n"
 		"  -a          every CPU (all threads on them); -C CPUS: those CPUs\n"
 		"  -p PID      the threads of a running process\n"
+		"  -t TID      one thread of a running process\n"
 		"  -I MS       print the counts of every MS ms interval\n"
 		"  -x SEP      one line per event: value SEP unit SEP event SEP %%time\n"
 		"  -j          one JSON object per line per event (see tool.rst)\n"
-		"Without -a, -C or -p, counts CMD and every thread and process it starts.\n");
+		"Without -a, -C, -p or -t, counts CMD and every thread and process it starts.\n");
 }
 
 static int stat_parse(int argc, char **argv, struct stat_opts *o)
@@ -70,6 +71,7 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'j' },
@@ -79,7 +81,7 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 	int c, ret;
 
 	o->switch_ms = 10;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:I:x:jh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:aC:p:t:I:x:jh", lo, NULL)) != -1) {
 		ret = pfmon_what_opt(&o->w, c, optarg);
 		if (ret < 0)
 			return -1;
@@ -353,7 +355,9 @@ static void stat_title(struct stat_run *r, int argc, char **argv)
 	if (r->o->sep || r->o->json)
 		return;
 	printf("\n Performance counter stats for ");
-	if (r->o->w.pid)
+	if (r->o->w.tid)
+		printf("thread %d", r->o->w.tid);
+	else if (r->o->w.pid)
 		printf("process %d", r->o->w.pid);
 	else if (r->o->w.system_wide && r->o->w.cpus)
 		printf("CPUs %s", r->o->w.cpus);

@@ -22,6 +22,7 @@
  *   code.  Time comparisons run the workload once beforehand.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -1478,6 +1479,8 @@ TEST(refusals)
 		  "not a pfmon data file" },
 		{ "pfmon stat -- /nonexistent-cmd", 127, "cannot run" },
 		{ "pfmon stat -p 999999", 1, "no such process" },
+		{ "pfmon record -t 999999", 2, "no such thread" },
+		{ "pfmon stat -t 1 -- true", 2, "neither -a/-C nor a command" },
 	};
 	struct run r = { };
 	size_t i;
@@ -1506,6 +1509,92 @@ TEST(refusals)
 	}
 	run_free(&r);
 	unlink("/tmp/pfmon_test_garbage");
+}
+
+/*
+ * Start "hotspot -t 2 -r @rounds" (stdout to /dev/null); when both its
+ * threads exist, its pid, and the thread's not the main one in *@tid.
+ */
+static pid_t hotspot_threads(const char *rounds, pid_t *tid)
+{
+	char path[64];
+	struct dirent *de;
+	int tries, n;
+	pid_t pid;
+	DIR *d;
+
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		execlp("hotspot", "hotspot", "-t", "2", "-r", rounds, NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	for (tries = 0; tries < 2000; tries++) {
+		d = opendir(path);
+		n = 0;
+		*tid = 0;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && ++n && atoi(de->d_name) != pid)
+				*tid = atoi(de->d_name);
+		if (d)
+			closedir(d);
+		if (n == 2 && *tid)
+			return pid;
+		usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * Attach: record -t TID samples that thread alone, record -p PID every
+ * thread of the process; each ends when what it watched ended.
+ */
+TEST(attach_pid_and_tid)
+{
+	const char *path = "/tmp/pfmon_test_attach.data";
+	struct data_stats ds;
+	struct run r = { };
+	const char *why;
+	pid_t pid, tid;
+	int status;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	pid = hotspot_threads("200", &tid);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -t %d", path, tid))
+		TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, data_read(path, &ds));
+	TH_LOG("-t %d: %llu samples, %d thread(s), the first %u of pid %u",
+	       tid, (unsigned long long)ds.samples, ds.ntids, ds.tid[0],
+	       ds.pid[0]);
+	EXPECT_LT(0, ds.samples);
+	EXPECT_EQ(1, ds.ntids);
+	EXPECT_EQ((uint32_t)tid, ds.tid[0]);
+	EXPECT_EQ((uint32_t)pid, ds.pid[0]);
+	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 2", path));
+	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
+
+	pid = hotspot_threads("200", &tid);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid))
+		TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, data_read(path, &ds));
+	TH_LOG("-p %d: %llu samples, %d thread(s)", pid,
+	       (unsigned long long)ds.samples, ds.ntids);
+	EXPECT_EQ(2, ds.ntids);
+	run_free(&r);
+	unlink(path);
 }
 
 /* pfmon list names the PMU description and its events. */
