@@ -12,7 +12,10 @@
  *  start+stop     PFM_START + PFM_STOP; perf: ENABLE + DISABLE (group)
  *  sample         cost per sample: a fixed loop sampled at a fixed
  *                 period, our "ring" format; perf: its mmap ring with
- *                 PERF_SAMPLE_IP|TID|TIME
+ *                 PERF_SAMPLE_IP|TID|TIME; then both with the user call
+ *                 chain (PFM_REGFL_CALLCHAIN; PERF_SAMPLE_CALLCHAIN,
+ *                 user only; this program is built with frame
+ *                 pointers, the chain's depth printed)
  *  ctxsw          cost per context switch of two monitored threads
  *                 playing pipe ping-pong on one CPU
  *  multiplex      4 sets of 1 counter on a steady loop: the worst error
@@ -426,8 +429,26 @@ static double time_work(void)
  * from the run's length (the sampled event is time or cycles, which are
  * time under -icount).
  */
-static double ours_sampled(uint64_t *samples, bool ring_fmt)
+/*
+ * pfm_ring_read() callback: frames of the call chain records, summed,
+ * those records, and the samples (ctrl->records counts both kinds).
+ */
+static int count_frames(const struct pfm_ring_rec *rec, void *arg)
 {
+	uint64_t *frames = arg;
+
+	if (rec->type == PFM_RING_REC_CALLCHAIN) {
+		frames[0] += ((const struct pfm_ring_callchain *)rec)->nr;
+		frames[1]++;
+	}
+	frames[2] += rec->type == PFM_RING_REC_SAMPLE;
+	return 0;
+}
+
+static double ours_sampled(uint64_t *samples, bool ring_fmt, bool chain,
+			   double *depth)
+{
+	uint64_t frames[3] = { 0, 0, 0 };
 	struct pfm_ring_smpl_arg arg = { .data_pages = RING_PAGES };
 	pfarg_ctx_t ctx = { 0 };
 	pfarg_pmc_t pc = { 0 };
@@ -447,6 +468,7 @@ static double ours_sampled(uint64_t *samples, bool ring_fmt)
 	pc.reg_value = ev->smpl_evt;
 	/* the format records only notifying PMDs; the ring never masks */
 	pd.reg_flags = ring_fmt ? PFM_REGFL_OVFL_NOTIFY : 0;
+	pd.reg_flags |= chain ? PFM_REGFL_CALLCHAIN : 0;
 	pd.reg_value = -ev->smpl_period;
 	pd.reg_short_reset = -ev->smpl_period;
 	pd.reg_long_reset = -ev->smpl_period;
@@ -464,6 +486,11 @@ static double ours_sampled(uint64_t *samples, bool ring_fmt)
 		return t;
 	}
 	*samples = ring.ctrl->records + ring.ctrl->lost;
+	if (depth) {
+		pfm_ring_read(&ring, count_frames, frames);
+		*depth = frames[1] ? (double)frames[0] / frames[1] : 0;
+		*samples = frames[2] + ring.ctrl->lost;
+	}
 	if (ring.ctrl->lost)
 		fprintf(stderr, "pfm_bench: %llu samples lost (ring of %d pages)\n",
 			(unsigned long long)ring.ctrl->lost, RING_PAGES);
@@ -472,9 +499,14 @@ static double ours_sampled(uint64_t *samples, bool ring_fmt)
 	return t;
 }
 
-/* perf's sampler: the same period on perf[0], IP|TID|TIME. */
-static double perf_sampled(uint64_t *samples)
+/*
+ * perf's sampler: the same period on perf[0], IP|TID|TIME, and the user
+ * call chain with @chain (its average frames in *@depth, perf's context
+ * marker left out).
+ */
+static double perf_sampled(uint64_t *samples, bool chain, double *depth)
 {
+	uint64_t frames = 0, nr;
 	size_t len = (1 + RING_PAGES) * sysconf(_SC_PAGESIZE);
 	struct perf_event_mmap_page *pg;
 	struct perf_event_attr a;
@@ -490,6 +522,10 @@ static double perf_sampled(uint64_t *samples)
 	a.config = ev->perf[0];
 	a.sample_period = ev->perf_period;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (chain) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1;
+	}
 	a.disabled = 1;
 	a.exclude_kernel = 0;
 	fd = perf_open(&a, -1);
@@ -506,14 +542,43 @@ static double perf_sampled(uint64_t *samples)
 	*samples = 0;
 	for (off = 0; off < head; off += h->size) {
 		h = (void *)(data + off % pg->data_size);
-		if (h->type == PERF_RECORD_SAMPLE)
+		if (h->type == PERF_RECORD_SAMPLE) {
 			(*samples)++;
+			/* header, IP, pid/tid, time, then nr */
+			nr = chain ? *(uint64_t *)((char *)(h + 1) + 24) : 0;
+			frames += nr ? nr - 1 : 0;
+		}
 		if (!h->size)
 			break;
 	}
+	if (depth)
+		*depth = *samples ? (double)frames / *samples : 0;
 	munmap(pg, len);
 	close(fd);
 	return t;
+}
+
+/* Per-sample cost with the user call chain, ours and perf's. */
+static void bench_sampling_chain(const double *plain)
+{
+	double o[BATCHES], p[BATCHES], n[BATCHES], od = 0, pd = 0;
+	uint64_t so = 0, sp = 0, sn = 0;
+	int b;
+
+	for (b = 0; b < BATCHES; b++) {
+		n[b] = ours_sampled(&sn, true, false, NULL);
+		o[b] = ours_sampled(&so, true, true, &od);
+		p[b] = perf_sampled(&sp, true, &pd);
+		n[b] = sn ? (n[b] - plain[b]) / sn : 0;
+		o[b] = so ? (o[b] - plain[b]) / so : 0;
+		p[b] = sp ? (p[b] - plain[b]) / sp : 0;
+	}
+	printf("# sample with call chain: %.1f frames a chain (ours), %.1f (perf)\n",
+	       od, pd);
+	printf("# sample with call chain: ours without, in the same batches: %.1f ns\n",
+	       median(n, BATCHES));
+	row("per-sample cost, user call chain", "ns/sample", median(o, BATCHES),
+	    median(p, BATCHES), "<= 0.5x", 0.5);
 }
 
 static void bench_sampling(void)
@@ -524,9 +589,9 @@ static void bench_sampling(void)
 
 	for (b = 0; b < BATCHES; b++) {
 		plain[b] = time_work();
-		o[b] = ours_sampled(&so, true);
-		r[b] = ours_sampled(&sr, false);
-		p[b] = perf_sampled(&sp);
+		o[b] = ours_sampled(&so, true, false, NULL);
+		r[b] = ours_sampled(&sr, false, false, NULL);
+		p[b] = perf_sampled(&sp, false, NULL);
 		o[b] = so ? (o[b] - plain[b]) / so : 0;
 		r[b] = sr ? (r[b] - plain[b]) / sr : 0;
 		p[b] = sp ? (p[b] - plain[b]) / sp : 0;
@@ -538,6 +603,7 @@ static void bench_sampling(void)
 	       median(r, BATCHES), (unsigned long long)sr);
 	row("per-sample cost", "ns/sample", median(o, BATCHES),
 	    median(p, BATCHES), "<= 0.5x", 0.5);
+	bench_sampling_chain(plain);
 }
 
 /* ---------------------------------------------------------------- */
