@@ -173,6 +173,7 @@ struct pfmon_session {
 	bool child_done;
 	int child_status;
 	unsigned long throttles;
+	uint64_t start_ns;
 };
 
 /* pfmon_loop_ops.proc_event: what happened to a traced thread */

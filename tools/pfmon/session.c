@@ -409,7 +409,7 @@ static int target_start(struct pfmon_session *s, struct pfmon_target *t,
 }
 
 /* The command's exec: its context starts counting now. */
-static void target_exec(struct pfmon_target *t)
+static void target_exec(struct pfmon_session *s, struct pfmon_target *t)
 {
 	pfarg_start_t st;
 	char what[64];
@@ -417,6 +417,8 @@ static void target_exec(struct pfmon_target *t)
 	if (!t || !t->start_at_exec)
 		return;
 	t->start_at_exec = false;
+	if (!s->start_ns)
+		s->start_ns = pfmon_now_ns();
 	memset(&st, 0, sizeof(st));
 	if (t->loaded && pfm_start(t->fd, &st)) {
 		snprintf(what, sizeof(what), "cannot start %d", t->id);
@@ -432,6 +434,14 @@ static int target_start_report(struct pfmon_session *s,
 
 	if (!target_start(s, t, &step))
 		return 0;
+	/*
+	 * A thread of -p that ended meanwhile is no failure; it sends no
+	 * PFM_MSG_END, so the loop must not wait for one.
+	 */
+	if (errno == ESRCH && !s->system_wide && !s->child) {
+		t->ended = true;
+		return 0;
+	}
 	snprintf(what, sizeof(what), "%s %d", step, t->id);
 	pfmon_explain(what, errno);
 	return -1;
@@ -447,12 +457,9 @@ int pfmon_session_start(struct pfmon_session *s)
 {
 	int i;
 
-	for (i = 0; i < s->ntgt; i++) {
-		/* A thread of -p that ended meanwhile is no failure. */
-		if (target_start_report(s, &s->tgt[i]) &&
-		    !(errno == ESRCH && !s->system_wide && !s->child))
+	for (i = 0; i < s->ntgt; i++)
+		if (target_start_report(s, &s->tgt[i]))
 			return -1;
-	}
 	return 0;
 }
 
@@ -462,6 +469,9 @@ int pfmon_session_start(struct pfmon_session *s)
  */
 void pfmon_session_go(struct pfmon_session *s)
 {
+	/* A command starts counting at its exec: target_exec() times it. */
+	if (!s->child)
+		s->start_ns = pfmon_now_ns();
 	if (s->go_fd > 0) {
 		if (write(s->go_fd, "g", 1) != 1)
 			pfmon_warn("cannot release the command: %s",
@@ -629,7 +639,7 @@ static void traced_stop(struct pfmon_session *s, pid_t tid, int status,
 		sig = 0;
 		break;
 	case PTRACE_EVENT_EXEC:
-		target_exec(target_find(s, tid));
+		target_exec(s, target_find(s, tid));
 		/* fall through */
 	case PTRACE_EVENT_EXIT:
 		if (ops->proc_event)
@@ -688,14 +698,21 @@ static bool signals_read(struct pfmon_session *s,
 	return go_on;
 }
 
-/* poll() timeout until the next interval tick, in ms (-1: none). */
-static int next_tick_ms(const struct pfmon_loop_ops *ops, uint64_t next)
+/*
+ * poll() timeout until the next interval tick, in ms (-1: none).  The
+ * intervals run from the start of counting (a command's exec), so the
+ * first one is not cut by the time a slow exec takes.
+ */
+static int next_tick_ms(const struct pfmon_session *s,
+			const struct pfmon_loop_ops *ops, uint64_t *next)
 {
 	uint64_t now = pfmon_now_ns();
 
-	if (!ops->interval_ms)
+	if (!ops->interval_ms || !s->start_ns)
 		return -1;
-	return now >= next ? 0 : (int)((next - now + 999999) / 1000000);
+	if (!*next)
+		*next = s->start_ns + ops->interval_ms * 1000000ULL;
+	return now >= *next ? 0 : (int)((*next - now + 999999) / 1000000);
 }
 
 /*
@@ -780,8 +797,8 @@ static bool all_ended(struct pfmon_session *s)
 int pfmon_session_loop(struct pfmon_session *s,
 		       const struct pfmon_loop_ops *ops)
 {
-	uint64_t next = pfmon_now_ns() + ops->interval_ms * 1000000ULL;
 	struct pollfd *pfd = NULL, *n;
+	uint64_t next = 0;
 	int ret = 0;
 
 	if (s->child)
@@ -793,7 +810,7 @@ int pfmon_session_loop(struct pfmon_session *s,
 			break;
 		}
 		pfd = n;
-		if (poll_targets(s, pfd, next_tick_ms(ops, next), ops)) {
+		if (poll_targets(s, pfd, next_tick_ms(s, ops, &next), ops)) {
 			ret = -1;
 			break;
 		}
@@ -801,7 +818,7 @@ int pfmon_session_loop(struct pfmon_session *s,
 			break;
 		if (all_ended(s))
 			break;
-		if (ops->interval_ms && pfmon_now_ns() >= next)
+		if (next && pfmon_now_ns() >= next)
 			next = interval_tick(s, ops, next);
 	}
 	free(pfd);

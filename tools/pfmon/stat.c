@@ -323,6 +323,9 @@ static void stat_tick(struct pfmon_session *s, void *arg)
 
 	if (pfmon_read_counts(s, r->now.raw, r->now.set_ns))
 		return;
+	/* The first interval runs from the command's exec, not from fork. */
+	if (r->last_ns < s->start_ns)
+		r->last_ns = s->start_ns;
 	if (view_alloc(s, &d))
 		goto out;
 	for (i = 0; i < s->nev; i++)

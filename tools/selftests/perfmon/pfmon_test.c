@@ -1568,7 +1568,7 @@ TEST(attach_pid_and_tid)
 	why = cannot_run(NULL);
 	if (why)
 		SKIP(return, "%s", why);
-	pid = hotspot_threads("200", &tid);
+	pid = hotspot_threads("100", &tid);
 	ASSERT_LT(0, pid);
 	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -t %d", path, tid))
 		TH_LOG("stderr: %s", r.err);
@@ -1584,7 +1584,7 @@ TEST(attach_pid_and_tid)
 	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 2", path));
 	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
 
-	pid = hotspot_threads("200", &tid);
+	pid = hotspot_threads("50", &tid);
 	ASSERT_LT(0, pid);
 	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid))
 		TH_LOG("stderr: %s", r.err);
