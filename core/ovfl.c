@@ -18,6 +18,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/task_work.h>
@@ -260,6 +261,47 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 }
 
+/*
+ * PFM_REGFL_FREQ: choose PMD @i's next period from the events of the
+ * period that just ended (the reset value's, plus those counted past
+ * the wrap before this interrupt) and the ns its set counted meanwhile,
+ * so that overflows come at pmd->freq per second of counting.  As
+ * perf's perf_adjust_period(), a new period within a factor of 2 of the
+ * current one moves it an eighth of the way (one period's timing is
+ * noisy); further off, it is taken whole, so that a first guess of 1
+ * event settles in a few overflows.  The first overflow only sets the
+ * clock's mark.
+ */
+static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
+			    unsigned int i)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmd *pmd = &set->pmds[i];
+	u64 now = set->duration, period = -pmd->short_reset;
+	u64 events = pmd->value - pmd->lval, ns, want;
+
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->counting)
+		now += local_clock() - ctx->live_since;
+	if (!pmd->freq_stamp || now <= pmd->freq_stamp) {
+		pmd->freq_stamp = now ?: 1;
+		return;
+	}
+	ns = now - pmd->freq_stamp;
+	pmd->freq_stamp = now;
+	want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, ns * pmd->freq);
+	want = clamp_t(u64, want, 1, 1ULL << 62);
+	/* The eighth is rounded up, or a short period could never move. */
+	if (!period || want / 2 > period || want < period / 2)
+		period = want;
+	else if (want > period)
+		period += DIV_ROUND_UP(want - period, 8);
+	else
+		period -= DIV_ROUND_UP(period - want, 8);
+	pmd->long_reset = -period;
+	pmd->short_reset = -period;
+}
+
 /* Count down overflow-driven set switching; true when it falls due. */
 static bool pfm_ovfl_switch_due(struct pfm_event_set *set,
 				const unsigned long *ovfl, unsigned int max)
@@ -294,6 +336,9 @@ static bool pfm_overflow(struct pfm_context *ctx, struct pfm_event_set *set,
 
 	bitmap_copy(set->ovfl_pmds, ovfl, PFM_MAX_PMDS);
 	pfm_ovfl_plan(ctx, set, ovfl, ip, regs, &p);
+	for_each_set_bit(i, ovfl, ctx->pmu->max_pmd)
+		if (set->pmds[i].flags & PFM_REGFL_FREQ)
+			pfm_freq_adjust(ctx, set, i);
 	for_each_set_bit(i, p.reset, ctx->pmu->max_pmd)
 		pfm_pmd_reset(ctx, set, i, false, true);
 	pfm_triggers(ctx, set, ovfl);

@@ -69,6 +69,8 @@ enum pfm_ctx_state {
  * @start_pmds: trigger: PMDs (0-63) released when this one overflows
  * @stop_pmds: trigger: PMDs (0-63) held when this one overflows
  * @flags: PFM_REGFL_* given at write
+ * @freq: overflows per second wanted (PFM_REGFL_FREQ), else 0
+ * @freq_stamp: ns its set had counted at its last overflow (0: none yet)
  */
 struct pfm_pmd {
 	u64 value;
@@ -83,7 +85,9 @@ struct pfm_pmd {
 	u64 ovflsw_left;
 	u64 start_pmds;
 	u64 stop_pmds;
+	u64 freq_stamp;
 	u32 flags;
+	u32 freq;
 };
 
 /**

@@ -5,6 +5,8 @@
  * the context as it was.  The refused entry carries PFM_REG_RETFL_* in
  * its reg_flags.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
 #include <linux/string.h>
@@ -123,8 +125,11 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 
-	/* reg_random_seed: obsolete in perfmon2 v2.8, which ignored it. */
-	if (req->reg_reserved1 || req->reg_reserved2)
+	/*
+	 * reg_random_seed: obsolete in perfmon2 v2.8, which ignored it.
+	 * reg_freq is checked by writes only: a read keeps it.
+	 */
+	if (req->reg_reserved2)
 		return PFM_REG_RETFL_EFLAGS;
 	if (req->reg_num >= pmu->max_pmd ||
 	    !test_bit(req->reg_num, pmu->impl_pmds))
@@ -135,6 +140,26 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 	return 0;
 }
 
+/*
+ * PFM_REGFL_FREQ and reg_freq go together, and the rate asked may not
+ * be one the overflow throttle would cut (Documentation/sampling.rst).
+ */
+static bool pfm_pmd_freq_valid(const struct pfarg_pmd *req)
+{
+	unsigned int max = READ_ONCE(pfm_max_ovfl_rate);
+
+	if (!(req->reg_flags & PFM_REGFL_FREQ))
+		return !req->reg_freq;
+	if (!req->reg_freq)
+		return false;
+	if (max && req->reg_freq > max) {
+		pr_info_ratelimited("PMD%u asks %u overflows/s, above max_ovfl_rate (%u): ask fewer, or raise /sys/kernel/perfmon/max_ovfl_rate\n",
+				    req->reg_num, req->reg_freq, max);
+		return false;
+	}
+	return true;
+}
+
 static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 			       const struct pfarg_pmd *req,
 			       struct pfm_event_set **setp)
@@ -142,7 +167,7 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM |
-			       PFM_REGFL_CALLCHAIN;
+			       PFM_REGFL_CALLCHAIN | PFM_REGFL_FREQ;
 	bool is_cntr;
 	u32 err;
 
@@ -159,6 +184,8 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 	if (!is_cntr && ((req->reg_flags & cntr_flags) ||
 			 req->reg_ovfl_switch_cnt || req->reg_random_mask ||
 			 req->reg_start_pmds || req->reg_stop_pmds))
+		return PFM_REG_RETFL_EINVAL;
+	if (!pfm_pmd_freq_valid(req))
 		return PFM_REG_RETFL_EINVAL;
 	if (!pfm_trigger_mask_valid(pmu, req->reg_start_pmds) ||
 	    !pfm_trigger_mask_valid(pmu, req->reg_stop_pmds))
@@ -186,6 +213,8 @@ static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req
 	pmd->start_pmds = req->reg_start_pmds;
 	pmd->stop_pmds = req->reg_stop_pmds;
 	pmd->flags = req->reg_flags & ~PFM_REG_RETFL_MASK;
+	pmd->freq = req->reg_freq;
+	pmd->freq_stamp = 0;
 	__set_bit(req->reg_num, set->used_pmds);
 }
 

@@ -40,6 +40,23 @@ void pfmon_sanitize(char *s)
 			*s = '?';
 }
 
+/**
+ * pfmon_sample_copy() - a sample record, whatever its recorder's version
+ * @rec: the record, at least PFMON_REC_SAMPLE_MIN bytes
+ * @event_period: its event's period, for a record without one
+ * @out: the whole record
+ */
+void pfmon_sample_copy(const struct pfmon_rec_sample *rec,
+		       uint64_t event_period, struct pfmon_rec_sample *out)
+{
+	size_t n = rec->hdr.size < sizeof(*out) ? rec->hdr.size : sizeof(*out);
+
+	memset(out, 0, sizeof(*out));
+	memcpy(out, rec, n);
+	if (n < sizeof(*out) || !out->period)
+		out->period = event_period;
+}
+
 /* Bytes a known record type needs at least; 0 for an unknown type. */
 size_t pfmon_rec_min_size(uint32_t type)
 {
@@ -47,7 +64,7 @@ size_t pfmon_rec_min_size(uint32_t type)
 	case PFMON_REC_EVENT:
 		return sizeof(struct pfmon_rec_event);
 	case PFMON_REC_SAMPLE:
-		return sizeof(struct pfmon_rec_sample);
+		return PFMON_REC_SAMPLE_MIN;
 	case PFMON_REC_COMM:
 		return sizeof(struct pfmon_rec_comm);
 	case PFMON_REC_MMAP:
@@ -77,6 +94,10 @@ static bool rec_plausible(const struct pfmon_rec *rec)
 	if (rec->type == PFMON_REC_CALLCHAIN)
 		return rec->size >= min &&
 		       rec->size <= min + PFMON_MAX_CHAIN * sizeof(uint64_t);
+	/* a sample: as an older pfmon wrote it, or with its period */
+	if (rec->type == PFMON_REC_SAMPLE)
+		return rec->size == min ||
+		       rec->size == sizeof(struct pfmon_rec_sample);
 	if (min)
 		return rec->size == ((min + 7) & ~(size_t)7);
 	return rec->size <= MAX_PLAUSIBLE_REC;

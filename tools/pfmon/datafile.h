@@ -39,6 +39,8 @@ int pfmon_data_open(struct pfmon_data *d, const char *path);
 int pfmon_data_walk(const struct pfmon_data *d, pfmon_rec_fn fn, void *arg);
 void pfmon_data_close(struct pfmon_data *d);
 size_t pfmon_rec_min_size(uint32_t type);
+void pfmon_sample_copy(const struct pfmon_rec_sample *rec,
+		       uint64_t event_period, struct pfmon_rec_sample *out);
 void pfmon_sanitize(char *s);
 
 #endif /* PFMON_DATAFILE_H */

@@ -30,7 +30,7 @@
  * @instructions: event code of instructions retired, or -1
  * @max_gen: general-purpose counters are the PMDs below this index
  * @cycle_pmd: PMD dedicated to cycles, or -1
- * @sample_event: what "record" samples by default, with its period
+ * @sample_event: what "record" samples by default (every 1000000 events, or -F)
  */
 struct pfmon_model {
 	const char *name;
@@ -78,15 +78,15 @@ static uint64_t x86_encode(uint64_t code, unsigned int plm, int pmd)
 
 static const struct pfmon_model models[] = {
 	{ "soft", 0xff, false, soft_encode, -1, -1, 64, -1,
-	  "task-clock/1000000" },
+	  "task-clock" },
 	{ "armv8_pmuv3", 0xffff, true, pmuv3_encode, 0x11, 0x08, 31, 31,
-	  "cycles/1000000" },
+	  "cycles" },
 	{ "intel_arch", X86_CODE_MASK, true, x86_encode, 0x3c, 0xc0, 16, -1,
-	  "cycles/1000000" },
+	  "cycles" },
 	{ "amd64", X86_CODE_MASK | 0xf00000000ULL, true, x86_encode, 0x76,
-	  0xc0, 64, -1, "cycles/1000000" },
+	  0xc0, 64, -1, "cycles" },
 	{ "x86_sim", X86_CODE_MASK, true, x86_encode, 0x3c, 0xc0, 16, -1,
-	  "cycles/1000000" },
+	  "cycles" },
 };
 
 static bool libpfm_ready;
@@ -407,6 +407,7 @@ static int parse_period(char *spec, bool sampling, struct pfmon_event *ev)
 		return 0;
 	}
 	*slash = '\0';
+	ev->period_set = true;
 	if (!sampling) {
 		pfmon_err("%s: a period samples; stat counts (use record)",
 			  ev->spec);

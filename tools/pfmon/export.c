@@ -106,6 +106,7 @@ struct export {
 	const char *output;
 	struct pfmon_data data;
 	uint64_t *periods;	/* by event id */
+	uint32_t *freqs;	/* by event id: record -F, else 0 */
 	char (*names)[65];	/* by event id */
 	struct out_rec *recs;
 	size_t nr_recs, cap_recs;
@@ -209,7 +210,7 @@ static void sample_flush(struct export *ex, const unsigned char *ips,
 	*p++ = (uint64_t)s->tid << 32 | s->pid;	/* pid, then tid */
 	*p++ = s->time_ns;
 	*p++ = s->cpu;				/* cpu, then res */
-	*p++ = ex->periods[s->event];
+	*p++ = s->period;
 	*p++ = n;
 	memcpy(p, chain, n * sizeof(uint64_t));
 	ex->samples++;
@@ -222,7 +223,7 @@ static void on_sample(struct export *ex, const struct pfmon_rec_sample *s)
 		ex->bad_event++;
 		return;
 	}
-	ex->last = *s;
+	pfmon_sample_copy(s, ex->periods[s->event], &ex->last);
 	ex->last_valid = true;
 }
 
@@ -231,6 +232,7 @@ static void on_event(struct export *ex, const struct pfmon_rec_event *e)
 	if (e->id >= ex->data.hdr.nr_events)
 		return;
 	ex->periods[e->id] = e->period;
+	ex->freqs[e->id] = e->freq;
 	memcpy(ex->names[e->id], e->name, sizeof(e->name));
 	ex->names[e->id][sizeof(e->name)] = '\0';
 	pfmon_sanitize(ex->names[e->id]);
@@ -400,12 +402,14 @@ static int out_rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void attr_fill(struct perf_event_attr *a, uint64_t period)
+static void attr_fill(struct perf_event_attr *a, uint64_t period,
+		      uint32_t freq)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_RAW;
 	a->size = sizeof(*a);
-	a->sample_period = period;
+	a->sample_period = freq ? freq : period;	/* or sample_freq */
+	a->freq = !!freq;
 	a->sample_type = SAMPLE_TYPE;
 	a->sample_id_all = 1;
 }
@@ -509,7 +513,7 @@ static int put_event_desc(struct export *ex, FILE *f)
 	if (fwrite(&nr, 4, 1, f) != 1 || fwrite(&size, 4, 1, f) != 1)
 		return -1;
 	for (i = 0; i < nr; i++) {
-		attr_fill(&a, ex->periods[i]);
+		attr_fill(&a, ex->periods[i], ex->freqs[i]);
 		id = i + 1;
 		if (fwrite(&a, sizeof(a), 1, f) != 1 ||
 		    fwrite(&one, 4, 1, f) != 1 ||
@@ -580,7 +584,7 @@ static int write_perf_data(struct export *ex, FILE *f)
 	}
 	h.attrs.offset = ftell(f);
 	for (i = 0; i < nr; i++) {
-		attr_fill(&fa.attr, ex->periods[i]);
+		attr_fill(&fa.attr, ex->periods[i], ex->freqs[i]);
 		fa.ids.offset = sizeof(h) + 8 * i;
 		fa.ids.size = 8;
 		if (fwrite(&fa, sizeof(fa), 1, f) != 1)
@@ -614,6 +618,7 @@ static void export_free(struct export *ex)
 	free(ex->procs);
 	free(ex->files);
 	free(ex->periods);
+	free(ex->freqs);
 	free(ex->names);
 }
 
@@ -670,6 +675,7 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	ex.periods = pfmon_xcalloc(ex.data.hdr.nr_events + 1,
 				   sizeof(*ex.periods));
+	ex.freqs = pfmon_xcalloc(ex.data.hdr.nr_events + 1, sizeof(*ex.freqs));
 	ex.names = pfmon_xcalloc(ex.data.hdr.nr_events + 1,
 				 sizeof(*ex.names));
 	ret = pfmon_data_walk(&ex.data, rec_export, &ex);

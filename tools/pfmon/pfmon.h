@@ -54,7 +54,10 @@ enum pfmon_role {
  * @pmd: PMD counting it
  * @fixed: pmcN=V: @pmc and @pmd are the user's
  * @plm: PFMON_PLM_*
- * @period: sampling period, 0 for counting
+ * @period: sampling period, 0 for counting (with @freq: the first guess)
+ * @period_set: the user gave @period (EV/PERIOD)
+ * @freq: record -F: overflows per second of counting, the kernel adjusts
+ *        the period (PFM_REGFL_FREQ); 0: a fixed period
  * @set: event set it counts in
  * @group: which -e option it came from
  * @role: for derived metrics
@@ -70,6 +73,8 @@ struct pfmon_event {
 	bool fixed;
 	unsigned int plm;
 	uint64_t period;
+	bool period_set;
+	unsigned int freq;
 	int set;
 	int group;
 	enum pfmon_role role;

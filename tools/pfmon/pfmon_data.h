@@ -81,14 +81,15 @@ struct pfmon_rec {
  * struct pfmon_rec_event - an event sampled; precedes its samples
  * @hdr: type PFMON_REC_EVENT
  * @id: the event's id in samples
- * @reserved: zero
+ * @freq: record -F: overflows per second asked, @period being the first
+ *        guess; 0: a fixed period
  * @period: sampling period (events per sample)
  * @name: the event as the user named it, NUL-terminated
  */
 struct pfmon_rec_event {
 	struct pfmon_rec hdr;
 	uint32_t id;
-	uint32_t reserved;
+	uint32_t freq;
 	uint64_t period;
 	char name[64];
 };
@@ -102,6 +103,9 @@ struct pfmon_rec_event {
  * @time_ns: CLOCK_MONOTONIC of the overflow
  * @cpu: CPU of the overflow
  * @event: id of the event that overflowed
+ * @period: events the sample stands for (the kernel's last_reset_val);
+ *          absent from files of pfmon before -F, whose records end at
+ *          @event: their event's period (pfmon_sample_copy())
  */
 struct pfmon_rec_sample {
 	struct pfmon_rec hdr;
@@ -111,7 +115,11 @@ struct pfmon_rec_sample {
 	uint64_t time_ns;
 	uint32_t cpu;
 	uint32_t event;
+	uint64_t period;
 };
+
+/* A sample record is at least this long: @period came later. */
+#define PFMON_REC_SAMPLE_MIN	offsetof(struct pfmon_rec_sample, period)
 
 /**
  * struct pfmon_rec_callchain - the user call chain of the sample before it

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct record_opts {
 	unsigned int pages;
 	bool quiet;
 	bool callchain;
+	unsigned int freq;
 };
 
 struct record_run {
@@ -47,9 +49,11 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pfmon record [-e EV[/PERIOD],...]... [-a | -C CPUS | -p PID | -t TID]\n"
-		"                    [-g] [-o FILE] [-m PAGES] [-q] [-- CMD [ARGS]]\n"
+		"                    [-g] [-F HZ] [-o FILE] [-m PAGES] [-q] [-- CMD [ARGS]]\n"
 		"  -e EV/PERIOD  sample EV every PERIOD events (default: the PMU's\n"
 		"                cycles or task-clock, every 1000000)\n"
+		"  -F HZ         sample the events without a PERIOD HZ times per second\n"
+		"                of counting: the kernel adjusts their period\n"
 		"  -a, -C CPUS   every CPU, or those; -p PID: a running process\n"
 		"  -t TID        one thread of a running process\n"
 		"  -g            record user call chains (frame pointers)\n"
@@ -57,6 +61,50 @@ static void record_usage(FILE *f)
 		"  -m PAGES      ring data pages per thread or CPU, a power of 2 (64)\n"
 		"  -q            no progress line\n"
 		"Without -a, -C, -p or -t, samples CMD and every thread and process it starts.\n");
+}
+
+/*
+ * -F HZ: from 1 to what the kernel's overflow throttle lets a CPU take
+ * (max_ovfl_rate; 0 there is no limit), which it would refuse anyway.
+ */
+static int freq_parse(const char *arg, unsigned int *freq)
+{
+	unsigned long long max = 0, v;
+	char *end;
+	FILE *f;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > UINT32_MAX) {
+		pfmon_err("-F %s: samples per second, a number from 1", arg);
+		return -1;
+	}
+	f = fopen("/sys/kernel/perfmon/max_ovfl_rate", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max && v > max) {
+		pfmon_err("-F %s: above the %llu overflows per second a CPU may take (/sys/kernel/perfmon/max_ovfl_rate): ask fewer, or raise it",
+			  arg, max);
+		return -1;
+	}
+	*freq = v;
+	return 0;
+}
+
+/* -F: the events without a period of their own sample at a frequency. */
+static void freq_apply(struct pfmon_session *s, unsigned int freq)
+{
+	int i;
+
+	for (i = 0; i < s->nev && freq; i++) {
+		if (s->evs[i].period_set)
+			continue;
+		s->evs[i].freq = freq;
+		s->evs[i].period = 1;	/* the first guess: settles in a few */
+	}
 }
 
 static int record_parse(int argc, char **argv, struct record_opts *o)
@@ -71,6 +119,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "call-graph", no_argument, NULL, 'g' },
+		{ "freq", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -78,7 +127,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 
 	o->out = "pfmon.data";
 	o->pages = 64;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:t:o:m:qgh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:aC:p:t:o:m:qgF:h", lo, NULL)) != -1) {
 		ret = pfmon_what_opt(&o->w, c, optarg);
 		if (ret < 0)
 			return -1;
@@ -102,6 +151,10 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'g':
 			o->callchain = true;
+			break;
+		case 'F':
+			if (freq_parse(optarg, &o->freq))
+				return -1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -264,6 +317,7 @@ static int drain_one(const struct pfm_ring_rec *rec, void *arg)
 		s.time_ns = rs->tstamp;
 		s.cpu = rs->cpu;
 		s.event = rs->eventid;
+		s.period = -rs->last_reset_val;
 		put(r, &s, sizeof(s));
 		r->samples++;
 	} else if (rec->type == PFM_RING_REC_LOST && rec->size >= sizeof(*rl)) {
@@ -388,6 +442,7 @@ static void put_events(struct record_run *r)
 	for (i = 0; i < r->s->nev; i++) {
 		e.id = i;
 		e.period = r->s->evs[i].period;
+		e.freq = r->s->evs[i].freq;
 		snprintf(e.name, sizeof(e.name), "%.63s", r->s->evs[i].name);
 		put(r, &e, sizeof(e));
 	}
@@ -456,8 +511,10 @@ int cmd_record(int argc, char **argv)
 	s.callchain = o.callchain;
 	s.ring_pages = o.pages;
 	s.switch_ns = 10000000ULL;
-	if (pfmon_session_events(&s, o.w.ev_lists, o.w.nlists, false, true) ||
-	    pfmon_session_targets(&s, &o.w, argc - first, argv + first) ||
+	if (pfmon_session_events(&s, o.w.ev_lists, o.w.nlists, false, true))
+		goto out;
+	freq_apply(&s, o.freq);
+	if (pfmon_session_targets(&s, &o.w, argc - first, argv + first) ||
 	    record_start(&r, argc - first, argv + first) ||
 	    pfmon_session_start(&s))
 		goto out;

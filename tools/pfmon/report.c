@@ -88,6 +88,7 @@ struct event {
 	char name[sizeof(((struct pfmon_rec_event *)0)->name) + 1];
 	uint64_t period;
 	uint64_t samples;
+	uint32_t freq;
 	bool named;
 };
 
@@ -550,6 +551,7 @@ static void rec_event(struct report *rep, const struct pfmon_rec_event *e)
 	ev->name[sizeof(e->name)] = '\0';
 	pfmon_sanitize(ev->name);
 	ev->period = e->period;
+	ev->freq = e->freq;
 	ev->named = true;
 }
 
@@ -812,7 +814,9 @@ static const char *event_name(struct report *rep, uint32_t id,
 {
 	struct event *ev = &rep->events[id];
 
-	if (ev->named && ev->period)
+	if (ev->named && ev->freq)
+		snprintf(buf, len, "%s (-F %u)", ev->name, ev->freq);
+	else if (ev->named && ev->period)
 		snprintf(buf, len, "%s (period %" PRIu64 ")",
 			 ev->name, ev->period);
 	else if (ev->named)

@@ -354,6 +354,10 @@ static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 			pd.reg_short_reset = -ev->period;
 			pd.reg_long_reset = -ev->period;
 			pd.reg_smpl_eventid = i;
+			if (ev->freq) {
+				pd.reg_flags |= PFM_REGFL_FREQ;
+				pd.reg_freq = ev->freq;
+			}
 		}
 		if (pfm_write_pmcs(t->fd, &pc, 1) || pfm_write_pmds(t->fd, &pd, 1))
 			return -1;

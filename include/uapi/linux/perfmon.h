@@ -31,9 +31,11 @@
  * words): struct pfarg_pmd, pfarg_setinfo, pfarg_ovfl_msg and
  * pfarg_pmu_info grew, so programs built against an earlier header of
  * this tree must be rebuilt; v2.8 programs now match byte for byte.
+ * 2.96 added user call chains in samples (PFM_REGFL_CALLCHAIN) and
+ * frequency sampling (PFM_REGFL_FREQ, reg_freq where reg_reserved1 was).
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		95U
+#define PFM_VERSION_MIN		96U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -75,6 +77,7 @@
 #define PFM_REGFL_RANDOM	0x2	/* PMD: randomize the reset value */
 #define PFM_REGFL_NO_EMUL64	0x4	/* PMC: no 64-bit virtualization of its PMD */
 #define PFM_REGFL_CALLCHAIN	0x8	/* PMD: its samples carry the user call chain */
+#define PFM_REGFL_FREQ		0x10	/* PMD: period adjusted to reg_freq samples/s */
 
 /* Entries of a sample's call chain at most: its IP and 63 callers. */
 #define PFM_MAX_CALLCHAIN	64
@@ -141,7 +144,10 @@ struct pfarg_pmc {
  * @reg_smpl_eventid: opaque id recorded with samples
  * @reg_random_mask: bits of the reset value randomized (PFM_REGFL_RANDOM)
  * @reg_random_seed: obsolete in perfmon2 v2.8, which ignored it; ignored
- * @reg_reserved1: zero
+ * @reg_freq: with PFM_REGFL_FREQ, the overflows per second of counting
+ *            wanted: the core adjusts the reset values at each overflow
+ *            (Documentation/sampling.rst, "Frequency"); else zero.  A read
+ *            keeps it
  * @reg_start_pmds: trigger: PMDs 0-63 that start counting when this one
  *                  overflows; they are held (not counting) until then
  * @reg_stop_pmds: trigger: PMDs 0-63 that stop counting when this one
@@ -167,7 +173,7 @@ struct pfarg_pmd {
 	__u64 reg_smpl_eventid;
 	__u64 reg_random_mask;
 	__u32 reg_random_seed;
-	__u32 reg_reserved1;
+	__u32 reg_freq;
 	__u64 reg_start_pmds;
 	__u64 reg_stop_pmds;
 	__u64 reg_reserved2;

@@ -112,10 +112,10 @@ static void calls_arguments(void)
 	AT(pfarg_pmd_t, reg_random_seed, 144);
 	/*
 	 * v2.8's reg_reserved2[7] (u32, bytes 148-175) holds this tree's
-	 * reg_reserved1, the triggers and reg_reserved2; zero in a v2.8
+	 * reg_freq, the triggers and reg_reserved2; zero in a v2.8
 	 * program, which clears the whole entry.
 	 */
-	AT(pfarg_pmd_t, reg_reserved1, 148);
+	AT(pfarg_pmd_t, reg_freq, 148);
 	SIZE(pfarg_pmd_t, 176);
 
 	AT(pfarg_start_t, start_set, 0);

@@ -352,6 +352,8 @@ struct data_stats {
 	uint32_t tid[16];
 	uint32_t pid[16];
 	uint64_t tid_samples[16];
+	uint64_t t_first, t_last;	/* times of the first and last samples */
+	uint64_t p_first, p_last;	/* and their periods */
 };
 
 /* Read the file pfmon record wrote (pfmon_data.h); 0, or -1 when bad. */
@@ -388,7 +390,12 @@ static int data_read(const char *path, struct data_stats *ds)
 		if (rec->type != PFMON_REC_SAMPLE || rec->size < sizeof(*s))
 			continue;
 		s = (const void *)rec;
-		ds->samples++;
+		if (!ds->samples++) {
+			ds->t_first = s->time_ns;
+			ds->p_first = s->period;
+		}
+		ds->t_last = s->time_ns;
+		ds->p_last = s->period;
 		for (i = 0; i < ds->ntids && ds->tid[i] != s->tid; i++)
 			;
 		if (i == 16)
@@ -1493,6 +1500,8 @@ TEST(refusals)
 		{ "pfmon stat -- /nonexistent-cmd", 127, "cannot run" },
 		{ "pfmon stat -p 999999", 1, "no such process" },
 		{ "pfmon record -t 999999", 2, "no such thread" },
+		{ "pfmon record -F 0 -- true", 2, "a number from 1" },
+		{ "pfmon record -F 4000000000 -- true", 2, "max_ovfl_rate" },
 		{ "pfmon stat -t 1 -- true", 2, "neither -a/-C nor a command" },
 	};
 	struct run r = { };
@@ -1597,7 +1606,7 @@ TEST(attach_pid_and_tid)
 	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 2", path));
 	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
 
-	pid = hotspot_threads("50", &tid);
+	pid = hotspot_threads("200", &tid);
 	ASSERT_LT(0, pid);
 	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid))
 		TH_LOG("stderr: %s", r.err);
@@ -1606,6 +1615,46 @@ TEST(attach_pid_and_tid)
 	TH_LOG("-p %d: %llu samples, %d thread(s)", pid,
 	       (unsigned long long)ds.samples, ds.ntids);
 	EXPECT_EQ(2, ds.ntids);
+	run_free(&r);
+	unlink(path);
+}
+
+/*
+ * record -F 1000: the default event's period starts at 1 and the kernel
+ * adjusts it (PFM_REGFL_FREQ), so that hotspot is sampled about 1,000
+ * times per second of its CPU time (what a thread's context counts in),
+ * whatever the event's rate.
+ */
+TEST(record_frequency)
+{
+	const char *path = "/tmp/pfmon_test_freq.data";
+	struct data_stats ds;
+	struct run r = { };
+	const char *why;
+	int64_t cpu;
+	double hz;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -q -F 1000 -o %s -- hotspot -r 60",
+			    path)) TH_LOG("stderr: %s", r.err);
+	cpu = hotspot_cpu_ns(r.out);
+	ASSERT_LT(0, cpu) TH_LOG("stdout: %s", r.out);
+	ASSERT_EQ(0, data_read(path, &ds));
+	hz = ds.samples / (cpu / 1e9);
+	TH_LOG("%llu samples over %.3f s of CPU: %.0f a second",
+	       (unsigned long long)ds.samples, cpu / 1e9, hz);
+	TH_LOG("periods %llu first, %llu last",
+	       (unsigned long long)ds.p_first, (unsigned long long)ds.p_last);
+	EXPECT_EQ(0, ds.lost);
+	EXPECT_EQ(1, ds.p_first);
+	EXPECT_LT(100, ds.p_last);
+	/* fewer when overflows come late: a software clock's under TCG */
+	EXPECT_LE(1000 * 0.8 / timing_slack(), hz);
+	EXPECT_GE(1000 * 1.2, hz);
+	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 1", path));
+	EXPECT_TRUE(has(r.out, "(-F 1000)")) TH_LOG("%s", r.out);
 	run_free(&r);
 	unlink(path);
 }

@@ -251,7 +251,7 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 		pmd_init(&pd, 0, 1);
 		switch (i) {
 		case 0:
-			pd.reg_flags = 0x10;			/* unknown flag */
+			pd.reg_flags = 0x8000;			/* unknown flag */
 			break;
 		case 1:
 			pd.reg_flags = PFM_REGFL_NO_EMUL64;	/* a PMC's */
@@ -272,7 +272,8 @@ TEST_F(ctx, write_pmds_refusals_flag_the_entry)
 			want = PFM_REG_RETFL_NOSET;
 			break;
 		case 6:
-			pd.reg_reserved1 = 1;
+			pd.reg_freq = 1;		/* without PFM_REGFL_FREQ */
+			want = PFM_REG_RETFL_EINVAL;
 			break;
 		}
 		EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1))

@@ -664,7 +664,7 @@ static int read_pmds_run(int fd, pfarg_pmd_t *pd, int fill)
 	pd->reg_set = 0;
 	pd->reg_flags = 0;
 	pd->reg_random_seed = 0;
-	pd->reg_reserved1 = 0;
+	pd->reg_freq = 0;
 	pd->reg_reserved2 = 0;
 	return pfm_array(fd, PFM_READ_PMDS, pd, 1);
 }
@@ -686,7 +686,7 @@ TEST(read_pmds_fully_written)
 			       sizeof(a.reg_last_reset_val)));
 	EXPECT_EQ(0, unwritten(&a, &b, offsetof(pfarg_pmd_t, reg_ovfl_switch_cnt),
 			       sizeof(a.reg_ovfl_switch_cnt)));
-	EXPECT_EQ(0, a.reg_reserved1 | a.reg_reserved2);
+	EXPECT_EQ(0, a.reg_freq | a.reg_reserved2);
 	close(fd);
 }
 

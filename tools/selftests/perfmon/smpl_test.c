@@ -1631,6 +1631,121 @@ TEST(trigger_mask_einval)
 TEST(trigger_reserved_eflags)
 {
 	pfarg_pmd_t pd;
+	int fd;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	fd = pfm_fmt_ctx(0, NULL, NULL, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
+	/* reg_reserved1 became reg_freq (ABI 2.96): freq_refusals. */
+	pfm_pmd_prep(&pd, 0, 0, 0, -100, -100);
+	pd.reg_reserved2 = 1;
+	EXPECT_EQ(-EINVAL, neg_errno(pfm_write_pmds(fd, &pd, 1)));
+	EXPECT_EQ(PFM_REG_RETFL_EFLAGS, pd.reg_flags & PFM_REG_RETFL_MASK);
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Frequency (PFM_REGFL_FREQ)                                          */
+/* ------------------------------------------------------------------ */
+
+#define FREQ_HZ		2000
+
+/* /sys/kernel/perfmon/max_ovfl_rate, or -1. */
+static long long ovfl_rate_max(void)
+{
+	FILE *f = fopen("/sys/kernel/perfmon/max_ovfl_rate", "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * A system-call counter asked for FREQ_HZ overflows per second of
+ * counting, from a first period of 1, over 300 ms of the thread's CPU
+ * time: the samples number FREQ_HZ per second the set counted (within
+ * 20%: the first few periods are short), the periods recorded add up
+ * to the calls made (the CPU clock's too, a system call for a thread
+ * clock), and the last one is near the loop's calls per
+ * 1 / FREQ_HZ s.
+ */
+TEST(freq_settles)
+{
+	struct pfm_dfl_smpl_arg arg = { .buf_size = 256 * 1024,
+					.buf_flags = PFM_DFL_SMPL_FL_V2 };
+	const size_t len = page_align(arg.buf_size);
+	const struct pfm_dfl_smpl_entry_v2 *e;
+	uint64_t calls = 0, t0, sum = 0, last = 0, k;
+	struct pfm_dfl_smpl_hdr *hdr;
+	double secs, want, rate;
+	pfarg_setinfo_t si;
+	pfarg_pmd_t pd;
+	int fd;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_FREQ,
+		     -1, -1);
+	pd.reg_freq = FREQ_HZ;
+	ASSERT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
+	hdr = pfm_map_buf(fd, len, PROT_READ);
+	ASSERT_TRUE(hdr != MAP_FAILED);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < 300000000) {
+		raw_syscalls(100);
+		calls += 101;	/* and the thread clock's own system call */
+	}
+	ASSERT_EQ(0, pfm_stop(fd));
+	ASSERT_EQ(0, pfm_set_info(fd, 0, &si));
+	pfm_pmd_prep(&pd, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, neg_errno(pfm_read_pmds(fd, &pd, 1)));
+	for (k = 0; k < hdr->hdr_count; k++) {
+		e = (const void *)((const char *)hdr + DFL_HDR +
+				   k * DFL_ENTRY_V2);
+		last = -e->last_reset_val;
+		sum += last;
+	}
+	secs = si.set_act_duration / 1e9;
+	want = FREQ_HZ * secs;
+	rate = calls / secs;
+	TH_LOG("%llu calls in %.3f s counted: %llu samples (want %.0f), periods add up to %llu",
+	       ULL(calls), secs, ULL(hdr->hdr_count), want, ULL(sum));
+	TH_LOG("last period %llu, then %llu; calls per 1/%u s %.0f",
+	       ULL(last), ULL(-pd.reg_last_reset_val), FREQ_HZ, rate / FREQ_HZ);
+	EXPECT_EQ(0, hdr->hdr_overflows);
+	EXPECT_LE(want * 0.8, hdr->hdr_count);
+	EXPECT_GE(want * 1.2, hdr->hdr_count);
+	/* Each sample's period is the calls it stands for. */
+	EXPECT_GE(calls + 2, sum);
+	EXPECT_LE(calls - 2 * last, sum);
+	EXPECT_LE(rate / FREQ_HZ * 0.7, last);
+	EXPECT_GE(rate / FREQ_HZ * 1.3, last);
+	EXPECT_LE(rate / FREQ_HZ * 0.7, -pd.reg_last_reset_val);
+	EXPECT_GE(rate / FREQ_HZ * 1.3, -pd.reg_last_reset_val);
+	munmap(hdr, len);
+	close(fd);
+}
+
+/*
+ * PFM_REGFL_FREQ without a rate, or above max_ovfl_rate (the throttle
+ * would cut it): -EINVAL, PFM_REG_RETFL_EINVAL, the context unchanged.
+ * reg_freq without the flag is regs_test's.
+ */
+TEST(freq_refusals)
+{
+	long long max = ovfl_rate_max();
+	pfarg_pmd_t pd;
 	int fd, i;
 
 	if (!pmu_is("soft"))
@@ -1639,16 +1754,18 @@ TEST(trigger_reserved_eflags)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
 	for (i = 0; i < 2; i++) {
-		pfm_pmd_prep(&pd, 0, 0, 0, -100, -100);
-		if (i)
-			pd.reg_reserved2 = 1;
-		else
-			pd.reg_reserved1 = 1;
+		if (i == 1 && max <= 0)
+			continue;	/* no limit to go above */
+		pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_FREQ, -100, -100);
+		pd.reg_freq = i ? max + 1 : 0;
 		EXPECT_EQ(-EINVAL, neg_errno(pfm_write_pmds(fd, &pd, 1)))
-			TH_LOG("case %d", i);
-		EXPECT_EQ(PFM_REG_RETFL_EFLAGS,
-			  pd.reg_flags & PFM_REG_RETFL_MASK) TH_LOG("case %d", i);
+			TH_LOG("reg_freq %u", pd.reg_freq);
+		EXPECT_EQ(PFM_REG_RETFL_EINVAL,
+			  pd.reg_flags & PFM_REG_RETFL_MASK);
 	}
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_FREQ, -100, -100);
+	pd.reg_freq = 100;
+	EXPECT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
 	close(fd);
 }
 
