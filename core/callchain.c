@@ -12,11 +12,21 @@
  * out page ends the chain), the depth is bounded, and the walk stops
  * at the first frame that is not above the previous one (a loop, a
  * corrupt or absent frame pointer).
+ *
+ * Kernel call chains (PFM_REGFL_KCALLCHAIN) come from the kernel's own
+ * unwinder, through stack_trace_save(), the one stack walk modules may
+ * call (stack_trace_save_regs() is not exported): it walks from here,
+ * through the interrupt's stack and its register frame, into the
+ * interrupted one; the entries from the interrupted instruction
+ * pointer on are the interrupted code's chain.
  */
 #include <linux/compat.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 
 #include "perfmon.h"
@@ -92,5 +102,66 @@ unsigned int pfm_user_callchain(struct pt_regs *regs, u64 *ips,
 			break;
 		fp = next;
 	}
+	return n;
+}
+
+#ifdef CONFIG_STACKTRACE
+/*
+ * The whole walk, interrupt frames included, before the interrupted
+ * part is kept: one buffer for interrupts and one for NMIs, which may
+ * come in the middle of an interrupt's walk.
+ */
+#define PFM_KSTACK_WALK	(PFM_MAX_KCALLCHAIN + 32)
+
+static DEFINE_PER_CPU(unsigned long [2][PFM_KSTACK_WALK], pfm_kstack);
+
+/* The walk's entries from the interrupted @ip on, into @ips. */
+static unsigned int pfm_kstack_walk(unsigned long ip, u64 *ips,
+				    unsigned int max)
+{
+	unsigned long *walk = this_cpu_ptr(pfm_kstack)[in_nmi() ? 1 : 0];
+	unsigned int nr, i, n = 0;
+
+	nr = stack_trace_save(walk, PFM_KSTACK_WALK, 0);
+	for (i = 0; i < nr && walk[i] != ip; i++)
+		;
+	for (; i < nr && n < max; i++)
+		ips[n++] = walk[i];
+	return n;
+}
+#else
+static unsigned int pfm_kstack_walk(unsigned long ip, u64 *ips,
+				    unsigned int max)
+{
+	return 0;
+}
+#endif
+
+/**
+ * pfm_kernel_callchain() - the kernel call chain of the interrupted code
+ * @regs: registers at the interrupt, or NULL
+ * @ips: out: the kernel instruction pointer, then the return addresses,
+ *       innermost first
+ * @max: entries @ips holds (at least 1)
+ *
+ * The caller checked that the monitor may see kernel addresses.  When
+ * the unwinder does not reach the interrupted frame (it stopped in the
+ * interrupt's frames, or the stack was deeper than it walks), the chain
+ * is the instruction pointer alone.
+ *
+ * Context: interrupts disabled (the overflow interrupt).
+ * Return: entries written, 0 when the thread was interrupted at user
+ * level.
+ */
+unsigned int pfm_kernel_callchain(struct pt_regs *regs, u64 *ips,
+				  unsigned int max)
+{
+	unsigned int n;
+
+	if (!regs || user_mode(regs))
+		return 0;
+	n = pfm_kstack_walk(instruction_pointer(regs), ips, max);
+	if (!n)
+		ips[n++] = instruction_pointer(regs);
 	return n;
 }

@@ -473,6 +473,8 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, struct pt_regs *regs, u64 tstamp);
 
 /* core/callchain.c */
+unsigned int pfm_kernel_callchain(struct pt_regs *regs, u64 *ips,
+				  unsigned int max);
 unsigned int pfm_user_callchain(struct pt_regs *regs, u64 *ips,
 				unsigned int max);
 void pfm_smpl_set_switch(struct pfm_context *ctx, u16 from, u16 to);

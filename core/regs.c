@@ -167,7 +167,8 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 {
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM |
-			       PFM_REGFL_CALLCHAIN | PFM_REGFL_FREQ;
+			       PFM_REGFL_CALLCHAIN | PFM_REGFL_FREQ |
+			       PFM_REGFL_KCALLCHAIN;
 	bool is_cntr;
 	u32 err;
 
@@ -187,6 +188,11 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 		return PFM_REG_RETFL_EINVAL;
 	if (!pfm_pmd_freq_valid(req))
 		return PFM_REG_RETFL_EINVAL;
+	if ((req->reg_flags & PFM_REGFL_KCALLCHAIN) && !ctx->kernel_ips) {
+		pr_info_ratelimited("PMD%u: kernel call chains show kernel addresses: the context's creator needs CAP_PERFMON, or /sys/kernel/perfmon/paranoid at 1 or below, when it creates the context\n",
+				    req->reg_num);
+		return PFM_REG_RETFL_NOPRIV;
+	}
 	if (!pfm_trigger_mask_valid(pmu, req->reg_start_pmds) ||
 	    !pfm_trigger_mask_valid(pmu, req->reg_stop_pmds))
 		return PFM_REG_RETFL_EINVAL;
@@ -245,7 +251,7 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a)
 		err = pfm_pmd_write_check(ctx, &req[i], &set);
 		req[i].reg_flags = (req[i].reg_flags & ~PFM_REG_RETFL_MASK) | err;
 		if (err)
-			return -EINVAL;
+			return err == PFM_REG_RETFL_NOPRIV ? -EACCES : -EINVAL;
 	}
 	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].reg_set);

@@ -409,6 +409,27 @@ static void pfm_smpl_values(struct pfm_context *ctx, struct pfm_event_set *set,
 	arg->nr_values = n;
 }
 
+/*
+ * The call chains a PMD asked for: the kernel one first (the write
+ * checked that the monitor may see kernel addresses), then the user one.
+ */
+static void pfm_smpl_callchain(const struct pfm_pmd *pmd, struct pt_regs *regs,
+			       struct pfm_ovfl_arg *arg)
+{
+	arg->callchain = pmd->flags & (PFM_REGFL_CALLCHAIN |
+				       PFM_REGFL_KCALLCHAIN);
+	arg->nr_kips = 0;
+	arg->nr_ips = 0;
+	if (pmd->flags & PFM_REGFL_KCALLCHAIN)
+		arg->nr_kips = pfm_kernel_callchain(regs, arg->ips,
+						    PFM_MAX_KCALLCHAIN);
+	arg->nr_ips = arg->nr_kips;
+	if (pmd->flags & PFM_REGFL_CALLCHAIN)
+		arg->nr_ips += pfm_user_callchain(regs, arg->ips + arg->nr_kips,
+						  PFM_MAX_CALLCHAIN -
+						  arg->nr_kips);
+}
+
 /**
  * pfm_smpl_record() - hand one overflow of PMD @i to the format
  * @ctx: the context, locked, live on this CPU, with a buffer
@@ -439,9 +460,7 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 	arg->last_reset_val = pmd->lval;
 	arg->eventid = pmd->eventid;
 	pfm_smpl_values(ctx, set, pmd, arg);
-	arg->callchain = pmd->flags & PFM_REGFL_CALLCHAIN;
-	arg->nr_ips = arg->callchain ?
-		      pfm_user_callchain(regs, arg->ips, PFM_MAX_CALLCHAIN) : 0;
+	pfm_smpl_callchain(pmd, regs, arg);
 	return ctx->smpl->fmt->handler(ctx->smpl, arg);
 }
 

@@ -62,7 +62,7 @@ static size_t dfl_chain_size(bool callchain, unsigned int nr_ips)
 
 static void dfl_write_chain(void *p, const struct pfm_ovfl_arg *arg)
 {
-	u64 nr = arg->nr_ips;
+	u64 nr = arg->nr_ips | (u64)arg->nr_kips << 16;
 
 	memcpy(p, &nr, sizeof(nr));
 	memcpy(p + sizeof(nr), arg->ips, arg->nr_ips * sizeof(u64));

@@ -259,6 +259,7 @@ static void ring_copy_chain(struct ring *r, const struct pfm_ovfl_arg *arg,
 	struct pfm_ring_callchain c = {
 		.hdr = { .type = PFM_RING_REC_CALLCHAIN, .size = size },
 		.nr = arg->nr_ips,
+		.nr_kernel = arg->nr_kips,
 	};
 
 	ring_copy(r, &c, sizeof(c));

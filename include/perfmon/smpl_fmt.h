@@ -28,12 +28,14 @@ struct pfm_smpl_buf;
  * @tstamp: CLOCK_MONOTONIC at the overflow, ns
  * @last_reset_val: value the PMD was last reloaded with
  * @eventid: the PMD's reg_smpl_eventid
- * @callchain: the PMD asked for call chains (PFM_REGFL_CALLCHAIN): the
- *             sample records @ips, even when @nr_ips is 0
+ * @callchain: the PMD asked for call chains (PFM_REGFL_CALLCHAIN or
+ *             PFM_REGFL_KCALLCHAIN): the sample records @ips, even when
+ *             @nr_ips is 0
  * @nr_ips: entries of @ips used
+ * @nr_kips: of them the first, kernel ones
  * @values: 64-bit values of the PMD's reg_smpl_pmds, increasing PMD order
- * @ips: the user call chain, innermost first: the user instruction
- *       pointer, then return addresses (core/callchain.c)
+ * @ips: the kernel call chain, then the user one, each innermost first:
+ *       an instruction pointer, then return addresses (core/callchain.c)
  */
 struct pfm_ovfl_arg {
 	u16 ovfl_pmd;
@@ -48,6 +50,7 @@ struct pfm_ovfl_arg {
 	u64 eventid;
 	bool callchain;
 	u16 nr_ips;
+	u16 nr_kips;
 	u64 values[PFM_MAX_PMDS];
 	u64 ips[PFM_MAX_CALLCHAIN];
 };

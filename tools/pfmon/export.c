@@ -175,9 +175,13 @@ static bool is_kernel(uint64_t ip)
 	return ip >> 63;	/* x86_64 and arm64 alike */
 }
 
-/* The pending sample, with @nr user frames @ips (unaligned), if any. */
+/*
+ * The pending sample, with @nr frames @ips (unaligned), if any: the
+ * first @nkern the kernel chain (which begins at the sample's IP), then
+ * the user chain.
+ */
 static void sample_flush(struct export *ex, const unsigned char *ips,
-			 uint32_t nr)
+			 uint32_t nr, uint32_t nkern)
 {
 	const struct pfmon_rec_sample *s = &ex->last;
 	bool kernel = is_kernel(s->ip);
@@ -187,9 +191,18 @@ static void sample_flush(struct export *ex, const unsigned char *ips,
 	if (!ex->last_valid)
 		return;
 	ex->last_valid = false;
-	if (kernel) {
+	if (nkern > nr)
+		nkern = 0;
+	if (kernel || nkern) {
 		chain[n++] = PERF_CONTEXT_KERNEL;
-		chain[n++] = s->ip;
+		if (nkern) {
+			memcpy(chain + n, ips, nkern * sizeof(uint64_t));
+			n += nkern;
+			ips += nkern * sizeof(uint64_t);
+			nr -= nkern;
+		} else {
+			chain[n++] = s->ip;
+		}
 	}
 	if (nr) {
 		chain[n++] = PERF_CONTEXT_USER;
@@ -218,7 +231,7 @@ static void sample_flush(struct export *ex, const unsigned char *ips,
 
 static void on_sample(struct export *ex, const struct pfmon_rec_sample *s)
 {
-	sample_flush(ex, NULL, 0);
+	sample_flush(ex, NULL, 0, 0);
 	if (s->event >= ex->data.hdr.nr_events) {
 		ex->bad_event++;
 		return;
@@ -364,11 +377,11 @@ static bool rec_export(void *arg, const unsigned char *data,
 			return false;
 		if (ex->last_valid)
 			ex->chains++;
-		sample_flush(ex, data + min, r.chain.nr);
+		sample_flush(ex, data + min, r.chain.nr, r.chain.nr_kernel);
 		return true;
 	}
 	if (rec->type != PFMON_REC_SAMPLE)
-		sample_flush(ex, NULL, 0);
+		sample_flush(ex, NULL, 0, 0);
 	switch (rec->type) {
 	case PFMON_REC_EVENT:
 		on_event(ex, &r.event);
@@ -679,7 +692,7 @@ int cmd_export(int argc, char **argv)
 	ex.names = pfmon_xcalloc(ex.data.hdr.nr_events + 1,
 				 sizeof(*ex.names));
 	ret = pfmon_data_walk(&ex.data, rec_export, &ex);
-	sample_flush(&ex, NULL, 0);
+	sample_flush(&ex, NULL, 0, 0);
 	pfmon_data_close(&ex.data);
 	if (!ret)
 		ret = export_write(&ex);

@@ -151,6 +151,7 @@ struct pfmon_target {
  * @ring_pages: data pages of each ring (sampling)
  * @sampling: contexts carry a ring buffer
  * @callchain: samples carry the user call chain (PFM_REGFL_CALLCHAIN)
+ * @kcallchain: and the kernel's (PFM_REGFL_KCALLCHAIN)
  * @sfd: signalfd of SIGCHLD, SIGINT, SIGTERM
  * @traced: @child and its descendants are traced (per-thread sessions)
  * @live: traced threads not reaped yet
@@ -172,6 +173,7 @@ struct pfmon_session {
 	unsigned int ring_pages;
 	bool sampling;
 	bool callchain;
+	bool kcallchain;
 	int sfd;
 	bool traced;
 	int live;

@@ -122,16 +122,19 @@ struct pfmon_rec_sample {
 #define PFMON_REC_SAMPLE_MIN	offsetof(struct pfmon_rec_sample, period)
 
 /**
- * struct pfmon_rec_callchain - the user call chain of the sample before it
+ * struct pfmon_rec_callchain - the call chain of the sample before it
  * @hdr: type PFMON_REC_CALLCHAIN; right after its sample (record -g)
  * @nr: entries of @ips, at most PFMON_MAX_CHAIN
- * @reserved: zero
- * @ips: the user IP, then the return addresses, innermost first
+ * @nr_kernel: of them the first, the kernel chain (the sample's kernel
+ *             IP, then return addresses; a recorder that may see kernel
+ *             addresses); 0 in files of a pfmon before kernel chains
+ * @ips: the kernel entries, then the user IP and its return addresses,
+ *       innermost first
  */
 struct pfmon_rec_callchain {
 	struct pfmon_rec hdr;
 	uint32_t nr;
-	uint32_t reserved;
+	uint32_t nr_kernel;
 	uint64_t ips[];
 };
 

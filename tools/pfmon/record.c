@@ -297,6 +297,7 @@ static void put_chain(struct record_run *r, const struct pfm_ring_rec *rec)
 	    rec->size < sizeof(*rc) + rc->nr * sizeof(uint64_t))
 		return;
 	c.nr = rc->nr;
+	c.nr_kernel = rc->nr_kernel <= rc->nr ? rc->nr_kernel : 0;
 	c.hdr.size = sizeof(c) + c.nr * sizeof(uint64_t);
 	put(r, &c, sizeof(c));
 	put(r, rc->ips, c.nr * sizeof(uint64_t));
@@ -509,6 +510,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	s.sampling = true;
 	s.callchain = o.callchain;
+	/* the kernel's chain too, where the kernel shows its addresses */
+	s.kcallchain = o.callchain && sees_kernel();
 	s.ring_pages = o.pages;
 	s.switch_ns = 10000000ULL;
 	if (pfmon_session_events(&s, o.w.ev_lists, o.w.nlists, false, true))

@@ -484,7 +484,10 @@ static void stack_count(struct report *rep, const struct stack *key)
 
 /*
  * The call chain of the last sample: its user IP and return addresses,
- * after the sample's own IP when that is a kernel address shown.
+ * after the sample's own IP when that is a kernel address shown, or
+ * after the kernel chain when the recorder had it (which begins with
+ * that IP; the user IP after it is where a system call returns to,
+ * looked up as the return address it is).
  */
 static void rec_callchain(struct report *rep,
 			  const struct pfmon_rec_callchain *c,
@@ -499,7 +502,9 @@ static void rec_callchain(struct report *rep,
 	memcpy(frames + 1, ips, nr * sizeof(uint64_t));
 	key.ips = frames + 1;
 	key.nr_exact = nr ? 1 : 0;
-	if (rep->last.ip && (!nr || frames[1] != rep->last.ip)) {
+	if (c->nr_kernel && c->nr_kernel <= nr)
+		;	/* the kernel chain first: only its IP is exact */
+	else if (rep->last.ip && (!nr || frames[1] != rep->last.ip)) {
 		frames[0] = rep->last.ip;
 		key.ips = frames;
 		nr++;

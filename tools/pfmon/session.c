@@ -349,7 +349,8 @@ static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 		pd.reg_set = ev->set;
 		if (ev->period) {
 			pd.reg_flags = PFM_REGFL_OVFL_NOTIFY |
-				       (s->callchain ? PFM_REGFL_CALLCHAIN : 0);
+				       (s->callchain ? PFM_REGFL_CALLCHAIN : 0) |
+				       (s->kcallchain ? PFM_REGFL_KCALLCHAIN : 0);
 			pd.reg_value = -ev->period;
 			pd.reg_short_reset = -ev->period;
 			pd.reg_long_reset = -ev->period;

@@ -31,8 +31,9 @@
  * words): struct pfarg_pmd, pfarg_setinfo, pfarg_ovfl_msg and
  * pfarg_pmu_info grew, so programs built against an earlier header of
  * this tree must be rebuilt; v2.8 programs now match byte for byte.
- * 2.96 added user call chains in samples (PFM_REGFL_CALLCHAIN) and
- * frequency sampling (PFM_REGFL_FREQ, reg_freq where reg_reserved1 was).
+ * 2.96 added call chains in samples (PFM_REGFL_CALLCHAIN, user;
+ * PFM_REGFL_KCALLCHAIN, kernel) and frequency sampling (PFM_REGFL_FREQ,
+ * reg_freq where reg_reserved1 was).
  */
 #define PFM_VERSION_MAJ		2U
 #define PFM_VERSION_MIN		96U
@@ -78,9 +79,12 @@
 #define PFM_REGFL_NO_EMUL64	0x4	/* PMC: no 64-bit virtualization of its PMD */
 #define PFM_REGFL_CALLCHAIN	0x8	/* PMD: its samples carry the user call chain */
 #define PFM_REGFL_FREQ		0x10	/* PMD: period adjusted to reg_freq samples/s */
+#define PFM_REGFL_KCALLCHAIN	0x20	/* PMD: its samples carry the kernel call chain */
 
 /* Entries of a sample's call chain at most: its IP and 63 callers. */
 #define PFM_MAX_CALLCHAIN	64
+/* Of which kernel entries at most (PFM_REGFL_KCALLCHAIN). */
+#define PFM_MAX_KCALLCHAIN	32
 
 /*
  * Returned in reg_flags (and set_flags of pfarg_setdesc) of the entry of

@@ -11,9 +11,12 @@
  * records one entry, then the 64-bit values of the PMDs in that PMD's
  * reg_smpl_pmds, in increasing PMD order, as they were at the overflow
  * (several PMDs overflowing at once give consecutive entries, in
- * increasing PMD order), and for a PMD written with PFM_REGFL_CALLCHAIN
- * a 64-bit count and that many 64-bit addresses: the user call chain,
- * innermost first (its entries then vary in size).  The overflowed PMD is then reset with its
+ * increasing PMD order), and for a PMD written with PFM_REGFL_CALLCHAIN or
+ * PFM_REGFL_KCALLCHAIN a 64-bit count and that many 64-bit addresses:
+ * the call chain, innermost first, kernel entries before user ones (its
+ * entries then vary in size).  The count's bits 0-15 are the entries,
+ * bits 16-31 how many of the first are kernel ones
+ * (PFM_DFL_CHAIN_NR(), PFM_DFL_CHAIN_NR_KERNEL()).  The overflowed PMD is then reset with its
  * short reset value and monitoring goes on.  When the entry just
  * written leaves no room for another (with the longest chain), the
  * buffer is full: the context
@@ -40,6 +43,10 @@
 
 /* buf_flags */
 #define PFM_DFL_SMPL_FL_V2	0x1	/* layout 2.0: struct pfm_dfl_smpl_entry_v2 */
+
+/* The count word before a default-format entry's call chain. */
+#define PFM_DFL_CHAIN_NR(w)		((unsigned int)((w) & 0xffff))
+#define PFM_DFL_CHAIN_NR_KERNEL(w)	((unsigned int)(((w) >> 16) & 0xffff))
 
 /**
  * struct pfm_dfl_smpl_arg - argument of the format, at context creation

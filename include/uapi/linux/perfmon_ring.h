@@ -149,14 +149,19 @@ struct pfm_ring_sample {
 };
 
 /**
- * struct pfm_ring_callchain - the user call chain of the sample before it
+ * struct pfm_ring_callchain - the call chain of the sample before it
  * @hdr: type PFM_RING_REC_CALLCHAIN; written right after each sample of
- *       a PMD with PFM_REGFL_CALLCHAIN, in the same room (both or
- *       neither are written)
- * @nr: entries of @ips (0: the thread had no user state, a kernel
- *      thread); at most PFM_MAX_CALLCHAIN
+ *       a PMD with PFM_REGFL_CALLCHAIN or PFM_REGFL_KCALLCHAIN, in the
+ *       same room (both or neither are written)
+ * @nr: entries of @ips (0: no chain, a kernel thread's user one); at
+ *      most PFM_MAX_CALLCHAIN
+ * @nr_kernel: of them the first, the kernel call chain
+ *             (PFM_REGFL_KCALLCHAIN, interrupted in the kernel): the
+ *             kernel instruction pointer, then the return addresses the
+ *             kernel's unwinder found; at most PFM_MAX_KCALLCHAIN
  * @reserved: zero
- * @ips: the user instruction pointer, then the return addresses of the
+ * @ips: the kernel entries, then (PFM_REGFL_CALLCHAIN) the user
+ *       instruction pointer and the return addresses of the
  *       frame-pointer chain, innermost first; the walk stops at the
  *       first frame it cannot read or that is not above the previous
  *       one (Documentation/sampling.rst, "Call chains")
@@ -164,7 +169,8 @@ struct pfm_ring_sample {
 struct pfm_ring_callchain {
 	struct pfm_ring_rec hdr;
 	__u16 nr;
-	__u16 reserved[3];
+	__u16 nr_kernel;
+	__u16 reserved[2];
 	__u64 ips[];
 };
 

@@ -663,6 +663,14 @@ static void fill_pmd(struct fz_thread *t, struct pfarg_pmd *pd, int slot)
 		pd->reg_flags |= PFM_REGFL_RANDOM;
 		pd->reg_random_mask = rn(t, 256);
 	}
+	if (one_in(t, 8))
+		pd->reg_flags |= PFM_REGFL_CALLCHAIN;
+	if (one_in(t, 8))
+		pd->reg_flags |= PFM_REGFL_KCALLCHAIN;
+	if (one_in(t, 8)) {
+		pd->reg_flags |= PFM_REGFL_FREQ;
+		pd->reg_freq = 1 + rn(t, 20000);
+	}
 	if (one_in(t, 2))
 		pd->reg_smpl_pmds[0] = rnd(t) & conf.pmd_mask;
 	if (one_in(t, 8))

@@ -1659,6 +1659,53 @@ TEST(record_frequency)
 	unlink(path);
 }
 
+/*
+ * record -g as root also records the kernel's chain of a sample that
+ * interrupted the kernel (PFM_REGFL_KCALLCHAIN): dd reading /dev/zero a
+ * megabyte at a time spends its time in read(), and the folded stacks
+ * show read's kernel path (ksys_read or vfs_read) inside dd's stacks,
+ * the kernel frames after dd's own.
+ */
+TEST(record_kernel_chains)
+{
+	const char *path = "/tmp/pfmon_test_kchain.data";
+	uint64_t total = 0, inread = 0, v;
+	char line[4096], *sp;
+	const char *why, *text;
+	struct run r = { };
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	if (getuid() != 0)
+		SKIP(return, "needs root to see kernel addresses");
+	ASSERT_EQ(0, run_sh(&r, "pfmon record -q -g -o %s -- %s", path,
+			    "dd if=/dev/zero of=/dev/null bs=1M count=300"))
+		TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --folded", path))
+		TH_LOG("stderr: %s", r.err);
+	text = r.out;
+	while (next_line(&text, line, sizeof(line))) {
+		sp = strrchr(line, ' ');
+		if (!sp || !is_uint(sp + 1))
+			continue;
+		*sp = '\0';
+		v = strtoull(sp + 1, NULL, 10);
+		total += v;
+		if (!strncmp(line, "dd;", 3) &&
+		    (strstr(line, ";ksys_read;") || strstr(line, ";vfs_read;")))
+			inread += v;
+		if (v > 20 && strstr(line, "_read;"))
+			TH_LOG("%.200s %llu", line, (unsigned long long)v);
+	}
+	TH_LOG("%llu samples, %llu through read()'s kernel path",
+	       (unsigned long long)total, (unsigned long long)inread);
+	EXPECT_LT(0, total);
+	EXPECT_LE(total / 2, inread);
+	run_free(&r);
+	unlink(path);
+}
+
 /* pfmon list names the PMU description and its events. */
 TEST(list_names_events)
 {

@@ -2050,6 +2050,199 @@ TEST(callchain_frame_loop)
 }
 #endif
 
+/* The kernel function holding @addr, from /proc/kallsyms; 0: unknown. */
+static int ksym_of(uint64_t addr, char *name, size_t len)
+{
+	unsigned long long a, best = 0;
+	char line[256], sym[128], type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	name[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, sym) != 3 ||
+		    (type != 't' && type != 'T'))
+			continue;
+		if (a <= addr && a > best) {
+			best = a;
+			snprintf(name, len, "%s", sym);
+		}
+	}
+	fclose(f);
+	return best != 0;
+}
+
+/* [start, end) of kernel functions, from /proc/kallsyms. */
+struct krange {
+	const char *name;
+	unsigned long long start, end;
+};
+
+/* Find each of @r's functions: its address, and the next symbol's. */
+static void kranges_find(struct krange *r, int n)
+{
+	unsigned long long a;
+	char line[256], sym[128], type;
+	FILE *f;
+	int i, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		f = fopen("/proc/kallsyms", "re");
+		if (!f)
+			return;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%llx %c %127s", &a, &type, sym) != 3)
+				continue;
+			for (i = 0; i < n; i++) {
+				if (!pass && !strcmp(sym, r[i].name))
+					r[i].start = a;
+				if (pass && r[i].start && a > r[i].start &&
+				    (!r[i].end || a < r[i].end))
+					r[i].end = a;
+			}
+		}
+		fclose(f);
+	}
+}
+
+/* Does the kernel part of @c pass through one of @r? */
+static bool kchain_in(const struct pfm_ring_callchain *c,
+		      const struct krange *r, int n)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < c->nr_kernel; i++)
+		for (k = 0; k < n; k++)
+			if (c->ips[i] >= r[k].start && c->ips[i] < r[k].end)
+				return true;
+	return false;
+}
+
+/*
+ * PFM_REGFL_KCALLCHAIN with PFM_REGFL_CALLCHAIN: task-clock samples of
+ * a thread reading /dev/zero a megabyte at a time mostly interrupt the
+ * kernel; each such chain begins with the kernel IP the sample shows,
+ * its kernel part (addresses of the kernel half) passes through
+ * vfs_read() or ksys_read() (the kernel unwinder, through the
+ * interrupt's frames), and the user chain follows at a user address.
+ */
+TEST(kernel_callchain)
+{
+	struct krange kr[2] = { { "ksys_read" }, { "vfs_read" } };
+	struct pfm_ring_smpl_arg arg = { .data_pages = 64 };
+	const uint64_t period = 200000;	/* ns */
+	uint64_t head, pos, t0, n = 0, nk = 0, inread = 0, bad = 0;
+	static char buf[1 << 20];
+	union ring_rec rec;
+	union ring_chain ch;
+	char name[128];
+	pfarg_pmd_t pd;
+	struct ring r;
+	int fd, zero, sz;
+	void *map;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	if (getuid() != 0)
+		SKIP(return, "needs root to see kernel addresses");
+	kranges_find(kr, 2);
+	ASSERT_TRUE(kr[0].end && kr[1].end) TH_LOG("no ksys_read or vfs_read in /proc/kallsyms");
+	zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, zero);
+	fd = pfm_fmt_ctx(0, PFM_RING_SMPL_NAME, &arg, sizeof(arg));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_TASK_CLOCK));
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_CALLCHAIN |
+		     PFM_REGFL_KCALLCHAIN, -period, -period);
+	ASSERT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
+	map = ring_map(fd, 64, PROT_READ | PROT_WRITE);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ring_init(&r, map);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < 200000000)
+		ASSERT_EQ((ssize_t)sizeof(buf), read(zero, buf, sizeof(buf)));
+	ASSERT_EQ(0, pfm_stop(fd));
+	head = ring_head(&r);
+	pos = ring_tail(&r);
+	while ((sz = ring_next(&r, &pos, head, &rec)) > 0) {
+		if (rec.hdr.type != PFM_RING_REC_SAMPLE)
+			continue;
+		n++;
+		if (!ring_next_chain(&r, &pos, &ch)) {
+			bad++;
+			break;
+		}
+		if (!ch.c.nr_kernel)
+			continue;
+		nk++;
+		if (ch.c.nr_kernel > PFM_MAX_KCALLCHAIN ||
+		    ch.c.nr_kernel > ch.c.nr || ch.c.ips[0] != rec.smp.ip ||
+		    (int64_t)ch.c.ips[ch.c.nr_kernel - 1] >= 0 ||
+		    (ch.c.nr > ch.c.nr_kernel &&
+		     (int64_t)ch.c.ips[ch.c.nr_kernel] < 0))
+			bad++;
+		if (kchain_in(&ch.c, kr, 2))
+			inread++;
+		if (nk == 1) {
+			ksym_of(ch.c.ips[0], name, sizeof(name));
+			TH_LOG("first kernel chain: %u of %u entries, at %s",
+			       ch.c.nr_kernel, ch.c.nr, name);
+		}
+	}
+	TH_LOG("%llu samples, %llu in the kernel, %llu of them through read()",
+	       ULL(n), ULL(nk), ULL(inread));
+	EXPECT_EQ(0, sz);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(n / 2, nk);
+	EXPECT_LE(nk * 9 / 10, inread);
+	munmap(map, 65 * page_size());
+	close(fd);
+	close(zero);
+}
+
+/* Kernel chains show kernel addresses: nobody at paranoid 2 gets EACCES. */
+static int kchain_child(void)
+{
+	pfarg_pmd_t pd;
+	int fd;
+
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 100;
+	fd = pfm_fmt_ctx(0, NULL, NULL, 0);
+	if (fd < 0)
+		return 101;
+	if (pfm_write_pmc(fd, 0, 0, SOFT_EV_TASK_CLOCK))
+		return 102;
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_KCALLCHAIN,
+		     -1000000, -1000000);
+	if (!pfm_write_pmds(fd, &pd, 1))
+		return 103;
+	if (errno != EACCES)
+		return errno < 100 ? errno : 104;
+	if ((pd.reg_flags & PFM_REG_RETFL_MASK) != PFM_REG_RETFL_NOPRIV)
+		return 105;
+	pd.reg_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_CALLCHAIN;
+	return pfm_write_pmds(fd, &pd, 1) ? 106 : 0;
+}
+
+TEST(kernel_callchain_needs_cap_perfmon)
+{
+	int status;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	status = run_child(kchain_child);
+	TH_LOG("child: %d (0 ok; 103 written; 105 not NOPRIV; else the errno)",
+	       status);
+	EXPECT_EQ(0, status);
+}
+
 /* The flag is a counter PMD's: on a PMC it is refused. */
 TEST(callchain_flag_on_pmc_einval)
 {
