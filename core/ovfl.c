@@ -278,7 +278,7 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 {
 	struct pfm_pmd *pmd = &set->pmds[i];
 	u64 now = set->duration, period = -pmd->short_reset;
-	u64 events = pmd->value - pmd->lval, ns, want;
+	u64 events = pmd->value - pmd->lval, ns, div, want;
 
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->counting)
@@ -289,7 +289,15 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 	ns = now - pmd->freq_stamp;
 	pmd->freq_stamp = now;
-	want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, ns * pmd->freq);
+	/* Days without an overflow: too long a time to learn a rate from. */
+	if (ns > div_u64(U64_MAX, pmd->freq))
+		return;
+	div = ns * pmd->freq;
+	/* x86's mul_u64_u64_div_u64() traps on a quotient above 64 bits. */
+	if (div64_u64(events, div) >= U64_MAX / NSEC_PER_SEC)
+		want = 1ULL << 62;
+	else
+		want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, div);
 	want = clamp_t(u64, want, 1, 1ULL << 62);
 	/* The eighth is rounded up, or a short period could never move. */
 	if (!period || want / 2 > period || want < period / 2)
