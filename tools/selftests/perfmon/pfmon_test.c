@@ -1575,8 +1575,11 @@ static pid_t hotspot_threads(const char *rounds, pid_t *tid)
 }
 
 /*
- * Attach: record -t TID samples that thread alone, record -p PID every
- * thread of the process; each ends when what it watched ended.
+ * -t TID samples that thread alone, -p PID every thread of the process.
+ * hotspot runs far longer than the test (1,000,000 rounds) and a
+ * subshell kills it 2 s after pfmon starts, which ends pfmon: a thread
+ * that ended on its own before pfmon attached, on a busy host, made
+ * -t fail and -p see one thread.
  */
 TEST(attach_pid_and_tid)
 {
@@ -1590,9 +1593,10 @@ TEST(attach_pid_and_tid)
 	why = cannot_run(NULL);
 	if (why)
 		SKIP(return, "%s", why);
-	pid = hotspot_threads("100", &tid);
+	pid = hotspot_threads("1000000", &tid);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -t %d", path, tid))
+	EXPECT_EQ(0, run_sh(&r, "(sleep 2; kill %d) & pfmon record -q -o %s -t %d",
+			    pid, path, tid))
 		TH_LOG("stderr: %s", r.err);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, data_read(path, &ds));
@@ -1606,9 +1610,10 @@ TEST(attach_pid_and_tid)
 	EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 2", path));
 	EXPECT_TRUE(has(r.out, "hot_loop")) TH_LOG("%s", r.out);
 
-	pid = hotspot_threads("200", &tid);
+	pid = hotspot_threads("1000000", &tid);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid))
+	EXPECT_EQ(0, run_sh(&r, "(sleep 2; kill %d) & pfmon record -q -o %s -p %d",
+			    pid, path, pid))
 		TH_LOG("stderr: %s", r.err);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, data_read(path, &ds));
