@@ -35,6 +35,12 @@ const struct pfm_op pfm_op_read_pmds = {
 	.in_place = true,
 };
 
+/* The same, 8 bytes a PMD: the counts alone, for monitors that poll. */
+const struct pfm_op pfm_op_read_values = {
+	.fn = __pfm_read_values,
+	.in_place = true,
+};
+
 /* An exec of the target between the check and the attach: try again. */
 const struct pfm_op pfm_op_load_context = {
 	.prepare = pfm_load_context_prepare,

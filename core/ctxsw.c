@@ -233,19 +233,6 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	pfm_upage_update(ctx);
 }
 
-/**
- * pfm_ctx_live_here() - is the context's active set live on this CPU?
- * @ctx: the context, locked
- *
- * Context: interrupts disabled.
- * Return: true when its registers are in this CPU's PMU, not in the set.
- */
-bool pfm_ctx_live_here(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	return ctx->live_cpu == smp_processor_id();
-}
-
 /* One run of a call's core entry point, where the context is live. */
 struct pfm_run {
 	struct pfm_context *ctx;

@@ -44,6 +44,22 @@ struct pfm_create_args {
 };
 
 /**
+ * struct pfm_values - PFM_READ_VALUES in kernel memory
+ * @pmds: the PMDs to read: bit n is PMD @first + n
+ * @vals: out: one value per bit of @pmds, lowest PMD first
+ * @first: the PMD of bit 0
+ * @set: the event set read
+ * @nr: out: values written
+ */
+struct pfm_values {
+	u64 pmds;
+	u64 *vals;
+	u16 first;
+	u16 set;
+	unsigned int nr;
+};
+
+/**
  * struct pfm_args - the arguments of one call, in kernel memory
  * @req: the call's argument: an array of @count entries, or one
  *       structure (load, start, create); NULL for the calls without
@@ -55,6 +71,7 @@ struct pfm_create_args {
  * @ctx: @req of PFM_CREATE_CONTEXT
  * @load: @req of PFM_LOAD_CONTEXT
  * @start: @req of PFM_START
+ * @values: @req of PFM_READ_VALUES
  * @count: entries at @req (array calls)
  * @create: PFM_CREATE_CONTEXT's sampling format
  * @core: the core's, from a call's preparation to its end (as an
@@ -72,6 +89,7 @@ struct pfm_args {
 		const struct pfarg_ctx *ctx;
 		const struct pfarg_load *load;
 		const struct pfarg_start *start;
+		struct pfm_values *values;
 	};
 	unsigned int count;
 	const struct pfm_create_args *create;
@@ -88,6 +106,7 @@ extern const struct pfm_op pfm_op_create_context;
 extern const struct pfm_op pfm_op_write_pmcs;
 extern const struct pfm_op pfm_op_write_pmds;
 extern const struct pfm_op pfm_op_read_pmds;
+extern const struct pfm_op pfm_op_read_values;
 extern const struct pfm_op pfm_op_load_context;
 extern const struct pfm_op pfm_op_unload_context;
 extern const struct pfm_op pfm_op_start;

@@ -414,7 +414,22 @@ void pfm_vpmu_resync_work(struct work_struct *work);
 int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret);
 
 /* Engine. core/ctxsw.c: the active set on a CPU's PMU, pfm_call() */
-bool pfm_ctx_live_here(struct pfm_context *ctx);
+
+/**
+ * pfm_ctx_live_here() - is the context's active set live on this CPU?
+ * @ctx: the context, locked
+ *
+ * Inline: every read of a counter asks.
+ *
+ * Context: interrupts disabled.
+ * Return: true when its registers are in this CPU's PMU, not in the set.
+ */
+static inline bool pfm_ctx_live_here(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	return ctx->live_cpu == smp_processor_id();
+}
+
 void pfm_ctx_sched_in(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
 void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
@@ -517,6 +532,7 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
 int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a);
 int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a);
 int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_read_values(struct pfm_context *ctx, struct pfm_args *a);
 
 /* core/load.c: load, unload, the end of a monitored thread, close */
 #define PFM_LOAD_TRIES	3

@@ -239,6 +239,34 @@ int pfmk_read_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 
 /**
+ * pfmk_read_values() - read PMD values, 8 bytes each, as PFM_READ_VALUES
+ * @desc: the context
+ * @set: the event set
+ * @first: the PMD of bit 0 of @pmds
+ * @pmds: the PMDs to read, bit n for PMD @first + n (not 0)
+ * @values: out: one value per bit set in @pmds, lowest PMD first
+ *
+ * All the PMDs are read in one pass under the context's lock.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EBADF; -EINVAL no PMD asked for, no such set, or a PMD
+ * not used in it (nothing written to @values).
+ */
+int pfmk_read_values(struct pfmk_ctx *desc, u16 set, u16 first, u64 pmds,
+		     u64 *values)
+{
+	struct pfm_values v = {
+		.pmds = pmds, .vals = values, .first = first, .set = set,
+	};
+	struct pfm_args a = { .values = &v };
+
+	if (!pmds || !values)
+		return -EINVAL;
+	return pfmk_call(desc, &pfm_op_read_values, &a);
+}
+EXPORT_SYMBOL_GPL(pfmk_read_values);
+
+/**
  * pfmk_create_evtsets() - create or change event sets, as
  * PFM_CREATE_EVTSETS
  * @desc: the context

@@ -47,6 +47,8 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 int pfmk_write_pmcs(struct pfmk_ctx *desc, struct pfarg_pmc *req, int count);
 int pfmk_write_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count);
 int pfmk_read_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count);
+int pfmk_read_values(struct pfmk_ctx *desc, u16 set, u16 first, u64 pmds,
+		     u64 *values);
 int pfmk_load_context(struct pfmk_ctx *desc, const struct pfarg_load *req);
 int pfmk_unload_context(struct pfmk_ctx *desc);
 int pfmk_start(struct pfmk_ctx *desc, const struct pfarg_start *req);

@@ -47,12 +47,12 @@ installed() {
 	for f in "$inc/perfmon/perfmon.h" "$inc/perfmon/perfmon_abi.h" \
 		 "$inc/perfmon/perfmon_dfl_smpl.h" "$inc/perfmon/perfmon_ring.h" \
 		 "$inc/perfmon/perfmon_uread.h" \
-		 "$lib/libperfmon.a" "$lib/libperfmon.so.1.0.0" \
+		 "$lib/libperfmon.a" "$lib/libperfmon.so.1.1.0" \
 		 "$lib/pkgconfig/libperfmon.pc"; do
 		[ -f "$f" ] || { echo "missing ${f#"$tmp"}"; return 1; }
 	done
 	for f in libperfmon.so.1 libperfmon.so; do
-		[ "$(readlink "$lib/$f")" = libperfmon.so.1.0.0 ] ||
+		[ "$(readlink "$lib/$f")" = libperfmon.so.1.1.0 ] ||
 			{ echo "bad symlink /usr/lib/$f"; return 1; }
 	done
 }
@@ -87,7 +87,7 @@ linked_shared() {
 }
 
 soname() {
-	readelf -d "$lib/libperfmon.so.1.0.0" |
+	readelf -d "$lib/libperfmon.so.1.1.0" |
 		grep -q 'SONAME.*\[libperfmon\.so\.1\]'
 }
 
@@ -107,7 +107,7 @@ exports() {
 			pfm_get_pmu_info@@PERFMON_0.1; } | sort)
 	# The pre-0.3 names are non-default versions (name@node): compare
 	# them as name@@node.
-	got=$(nm -D --defined-only "$lib/libperfmon.so.1.0.0" |
+	got=$(nm -D --defined-only "$lib/libperfmon.so.1.1.0" |
 	      awk '$2 != "A" { print $3 }' |
 	      sed 's/^\([a-z_]*\)@\([A-Z]\)/\1@@\2/' | sort)
 	diff <(echo "$want") <(echo "$mapped" | sed 's/@@.*//') ||
@@ -166,8 +166,8 @@ pc=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$tmp \
      pkg-config --cflags --libs --static libperfmon) ||
 	{ fail "pkg-config libperfmon"; exit 1; }
 read -ra pcflags <<<"$pc"
-check "pkg-config --modversion libperfmon is 1.0.0" \
-	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 1.0.0
+check "pkg-config --modversion libperfmon is 1.1.0" \
+	test "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --modversion libperfmon)" = 1.1.0
 check "headers alone, -std=c99 -pedantic" header_c99
 if command -v g++ >/dev/null; then
 	check "header from C++ (extern \"C\"), static link and run" header_cxx
@@ -183,7 +183,7 @@ check "examples/self_count.c, shared link" \
 	gcc "${cflags[@]}" -o "$tmp/self_count_shared" \
 	"$here/examples/self_count.c" "${pcflags[@]}"
 check "shared program needs libperfmon.so.1" linked_shared
-check "libperfmon.so.1.0.0 has soname libperfmon.so.1" soname
+check "libperfmon.so.1.1.0 has soname libperfmon.so.1" soname
 check "nm -D: exactly the pfm_* calls, versions from libperfmon.map" exports
 check "links with libpfm4 too (static and shared)" with_libpfm4
 

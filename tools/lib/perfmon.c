@@ -139,6 +139,20 @@ int pfm_read_pmds(int fd, pfarg_pmd_t *pmds, int count)
 	return pfm_array_ioctl(fd, PFM_READ_PMDS, pmds, sizeof(*pmds), count);
 }
 
+/* Read PMD values only: bit n of pmds is PMD first + n. */
+int pfm_read_values(int fd, uint16_t set, uint16_t first, uint64_t pmds,
+		    uint64_t *values)
+{
+	struct pfarg_read_values req = {
+		.rv_pmds = pmds,
+		.rv_values = (uintptr_t)values,
+		.rv_first = first,
+		.rv_set = set,
+	};
+
+	return pfm_ioctl(fd, PFM_READ_VALUES, &req);
+}
+
 /* Attach the context to a thread (load_pid) or, system-wide, a CPU. */
 int pfm_load_context(int fd, pfarg_load_t *load)
 {

@@ -33,10 +33,11 @@
  * this tree must be rebuilt; v2.8 programs now match byte for byte.
  * 2.96 added call chains in samples (PFM_REGFL_CALLCHAIN, user;
  * PFM_REGFL_KCALLCHAIN, kernel) and frequency sampling (PFM_REGFL_FREQ,
- * reg_freq where reg_reserved1 was).
+ * reg_freq where reg_reserved1 was).  2.97 added PFM_READ_VALUES (struct
+ * pfarg_read_values), a read of up to 64 PMDs that returns 8 bytes each.
  */
 #define PFM_VERSION_MAJ		2U
-#define PFM_VERSION_MIN		96U
+#define PFM_VERSION_MIN		97U
 #define PFM_VERSION		(((PFM_VERSION_MAJ & 0xffff) << 16) | \
 				 (PFM_VERSION_MIN & 0xffff))
 #define PFM_VERSION_MAJOR(x)	(((x) >> 16) & 0xffff)
@@ -352,6 +353,27 @@ struct pfarg_array {
 #define PFM_MAX_ARRAY		1024
 
 /**
+ * struct pfarg_read_values - argument of PFM_READ_VALUES
+ * @rv_pmds: the PMDs to read: bit n asks for PMD @rv_first + n (not 0)
+ * @rv_values: user pointer to one __u64 per bit set in @rv_pmds; out:
+ *             the 64-bit values, lowest PMD first, as PFM_READ_PMDS'
+ *             reg_value
+ * @rv_first: the PMD of bit 0 of @rv_pmds
+ * @rv_set: the event set whose PMDs are read
+ * @rv_reserved: zero
+ *
+ * PFM_READ_PMDS without its 176-byte entries: a monitor that only wants
+ * the counts copies 24 bytes in and 8 bytes a PMD out.
+ */
+struct pfarg_read_values {
+	__u64 rv_pmds;
+	__u64 rv_values;
+	__u16 rv_first;
+	__u16 rv_set;
+	__u32 rv_reserved;
+};
+
+/**
  * struct pfarg_pmu_info - answer of PFM_GET_PMU_INFO
  * @pmu_name: name of the registered PMU description
  * @pmu_counter_width: bits of a hardware counter
@@ -529,5 +551,6 @@ struct pfm_user_page {
 #define PFM_GET_DRV_CONFIG	_IOW(PFM_IOC_MAGIC, 0x0e, struct pfarg_array)
 #define PFM_GET_PMU_INFO	_IOR(PFM_IOC_MAGIC, 0x10, struct pfarg_pmu_info)
 #define PFM_GET_REG_INFO	_IOW(PFM_IOC_MAGIC, 0x11, struct pfarg_array)
+#define PFM_READ_VALUES		_IOW(PFM_IOC_MAGIC, 0x12, struct pfarg_read_values)
 
 #endif /* _UAPI_LINUX_PERFMON_H */

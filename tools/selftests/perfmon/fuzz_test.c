@@ -716,6 +716,31 @@ static void op_read_pmds(struct fz_thread *t)
 	fz_array(t, "READ_PMDS", fd, PFM_READ_PMDS, pd, count);
 }
 
+/*
+ * PFM_READ_VALUES: a few PMDs from one the program uses, the values
+ * placed where they may meet the arena's guard page or a bad pointer.
+ */
+static void op_read_values(struct fz_thread *t)
+{
+	int slot, fd = pick_fd(t, &slot);
+	struct pfarg_read_values *rv = (void *)t->arena;
+	size_t room = 64 * sizeof(uint64_t);
+	uint16_t pmd = pick_pmd(t);
+
+	memset(rv, 0, sizeof(*rv));
+	rv->rv_first = one_in(t, 2) ? pmd : pmd & ~63;
+	rv->rv_pmds = one_in(t, 8) ? rnd(t) :
+		      1ull << (pmd - rv->rv_first) | (one_in(t, 2) ? rnd(t) & 0xf : 0);
+	rv->rv_set = pick_set(t);
+	rv->rv_values = (uintptr_t)place(t, room + sizeof(*rv)) + sizeof(*rv);
+	if (t->overrun)		/* the last values fall on the guard page */
+		rv->rv_values += 8 * (1 + rn(t, 8));
+	if (one_in(t, 32))
+		rv->rv_values = bad_ptr(t, true);
+	mutate(t, rv, sizeof(*rv));
+	fz_ioctl(t, "READ_VALUES", fd, PFM_READ_VALUES, rv);
+}
+
 /* ---------------------------------------------------------------- */
 /* Load targets                                                       */
 /* ---------------------------------------------------------------- */
@@ -1373,7 +1398,8 @@ typedef void (*fz_op)(struct fz_thread *t);
 static const fz_op ops[] = {
 	op_open, op_close, op_close, op_dup, op_create, op_create,
 	op_write_pmcs, op_write_pmcs, op_write_pmds, op_write_pmds,
-	op_read_pmds, op_read_pmds, op_load, op_load, op_start, op_start,
+	op_read_pmds, op_read_pmds, op_read_values, op_load, op_load,
+	op_start, op_start,
 	op_noarg, op_noarg, op_noarg, op_sets, op_getinfo_sets,
 	op_drv_config, op_info, op_bad_ioctl, op_read, op_read, op_poll,
 	op_drain, op_drain, op_fcntl, op_mmap, op_mmap, op_munmap, op_munmap, op_recipe,

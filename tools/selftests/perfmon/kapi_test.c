@@ -179,6 +179,7 @@ TEST_F(kapi, system_wide_cpu_clock)
 	EXPECT_EQ(0, V("cpu"));
 	EXPECT_LE(50 * MS, V("elapsed"));
 	EXPECT_TRUE(within_pct(V("count"), V("elapsed"), 5));
+	EXPECT_EQ(V("count"), V("value"));	/* pfmk_read_values() */
 }
 
 /* task-clock of a kernel thread monitoring itself, busy on CPU 0. */
@@ -190,6 +191,7 @@ TEST_F(kapi, thread_task_clock)
 	EXPECT_EQ(0, V("cpu"));
 	EXPECT_LE(50 * MS, V("elapsed"));
 	EXPECT_TRUE(within_pct(V("count"), V("elapsed"), 5));
+	EXPECT_EQ(V("count"), V("value"));	/* pfmk_read_values() */
 }
 
 /*
@@ -293,6 +295,9 @@ TEST_F(kapi, refusals)
 		{ "set_drv_config_count0", -EINVAL },
 		{ "write_pmcs_null", -EINVAL },
 		{ "read_pmds_null", -EINVAL },
+		{ "read_values_null", -EINVAL },
+		{ "read_values_none", -EINVAL },
+		{ "read_values_unused", -EINVAL },
 		{ "load_null", -EINVAL },
 		{ "start_null", -EINVAL },
 		{ "read_small", -EINVAL },

@@ -32,6 +32,20 @@ static void pmd_init(struct pfarg_pmd *pd, uint16_t num, uint64_t value)
 	pd->reg_value = value;
 }
 
+/* PFM_READ_VALUES of @pmds (bit n: PMD @first + n) of @set into @v. */
+static int read_values(int fd, uint16_t set, uint16_t first, uint64_t pmds,
+		       uint64_t *v)
+{
+	struct pfarg_read_values rv = {
+		.rv_pmds = pmds,
+		.rv_values = (uintptr_t)v,
+		.rv_first = first,
+		.rv_set = set,
+	};
+
+	return pfm_ioctl(fd, PFM_READ_VALUES, &rv);
+}
+
 TEST(pmu_info_describes_soft_pmu)
 {
 	struct pfarg_pmu_info info;
@@ -100,6 +114,7 @@ TEST(calls_before_create_are_ebadfd)
 	pmd_init(&pd, 0, 1);
 	EXPECT_EQ(-EBADFD, pfm_array(fd, PFM_WRITE_PMDS, &pd, 1));
 	EXPECT_EQ(-EBADFD, pfm_array(fd, PFM_READ_PMDS, &pd, 1));
+	EXPECT_EQ(-EBADFD, read_values(fd, 0, 0, 1, NULL));
 	close(fd);
 }
 
@@ -316,6 +331,86 @@ TEST_F(ctx, v28_reused_pmd_array)
 	EXPECT_EQ(-EINVAL, pfm_array(self->fd, PFM_READ_PMDS, pd, 2));
 	EXPECT_EQ(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM, pd[0].reg_flags);
 	EXPECT_EQ(PFM_REG_RETFL_NOTAVAIL, pd[1].reg_flags);
+}
+
+/* The values of PFM_READ_PMDS, 8 bytes each, lowest PMD first. */
+TEST_F(ctx, read_values_are_read_pmds_values)
+{
+	static const uint64_t want[] = { 42, 0xdeadbeef12345678ull, 7 };
+	static const uint16_t nums[] = { 0, 2, 3 };
+	struct pfarg_pmd pd[3];
+	uint64_t v[4];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		pmd_init(&pd[i], nums[i], want[i]);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 3));
+	memset(v, 0xa5, sizeof(v));
+	ASSERT_EQ(0, read_values(self->fd, 0, 0, 0xd, v));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(want[i], v[i]) TH_LOG("value %u", i);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ull, v[3]);	/* one value per PMD */
+	/* The window starts at rv_first: PMDs 2 and 3. */
+	memset(v, 0, sizeof(v));
+	ASSERT_EQ(0, read_values(self->fd, 0, 2, 0x3, v));
+	EXPECT_EQ(want[1], v[0]);
+	EXPECT_EQ(want[2], v[1]);
+	ASSERT_EQ(0, read_values(self->fd, 0, 3, 0x1, v));
+	EXPECT_EQ(want[2], v[0]);
+}
+
+/* Every refusal writes no value. */
+TEST_F(ctx, read_values_refusals)
+{
+	struct pfarg_read_values rv;
+	struct pfarg_pmd pd;
+	uint64_t v[2] = { 1, 1 };
+
+	pmd_init(&pd, 0, 42);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1));
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 0, 0, v));	/* no PMD */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 0, 0x3, v));	/* PMD1 unused */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 1, 0, 0x1, v));	/* no set 1 */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 3, 0x2, v));	/* no PMD4 */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 0xffff, 1ull << 63, v));
+	EXPECT_EQ(1, v[0]);
+	EXPECT_EQ(1, v[1]);
+	memset(&rv, 0, sizeof(rv));
+	rv.rv_pmds = 1;
+	rv.rv_values = (uintptr_t)v;
+	rv.rv_reserved = 1;
+	EXPECT_EQ(-EINVAL, pfm_ioctl(self->fd, PFM_READ_VALUES, &rv));
+	EXPECT_EQ(1, v[0]);
+	EXPECT_EQ(-EFAULT, read_values(self->fd, 0, 0, 1, (uint64_t *)8));
+	EXPECT_EQ(-EFAULT, pfm_ioctl(self->fd, PFM_READ_VALUES, (void *)8));
+}
+
+/* While counting: each value lies between the reads around it. */
+TEST_F(ctx, read_values_while_counting)
+{
+	struct pfarg_pmc pc;
+	struct pfarg_pmd pd[2];
+	uint64_t v[2], before;
+	int i;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_value = SOFT_EV_TASK_CLOCK;
+	pmd_init(&pd[0], 0, 0);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMCS, &pc, 1));
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, pd, 1));
+	ASSERT_EQ(0, pfm_load(self->fd, gettid()));
+	ASSERT_EQ(0, pfm_ioctl(self->fd, PFM_START, &(struct pfarg_start){ 0 }));
+	for (i = 0; i < 100; i++) {
+		pmd_init(&pd[0], 0, 0);
+		ASSERT_EQ(0, pfm_array(self->fd, PFM_READ_PMDS, pd, 1));
+		before = pd[0].reg_value;
+		ASSERT_EQ(0, read_values(self->fd, 0, 0, 1, v));
+		ASSERT_EQ(0, pfm_array(self->fd, PFM_READ_PMDS, pd, 1));
+		EXPECT_LE(before, v[0]);
+		EXPECT_LE(v[0], pd[0].reg_value);
+	}
+	EXPECT_LT(0, v[0]);	/* task-clock counted */
+	EXPECT_EQ(0, pfm_ioctl(self->fd, PFM_STOP, NULL));
 }
 
 TEST_F(ctx, array_argument_refusals)

@@ -77,6 +77,15 @@ int pfm_get_pmu_info(struct pfarg_pmu_info *info)
 int pfm_set_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
 int pfm_get_drv_config(int fd, struct pfarg_drv_cfg *cfg, int count);
 
+/*
+ * Extension since 0.4 (ABI 2.97): the values of up to 64 PMDs of one
+ * set, bit n of pmds for PMD first + n, into values[] (one per bit set,
+ * lowest PMD first): PFM_READ_PMDS for a monitor that only wants the
+ * counts, 8 bytes a PMD instead of 176.
+ */
+int pfm_read_values(int fd, uint16_t set, uint16_t first, uint64_t pmds,
+		    uint64_t *values);
+
 /* Extensions since 0.3: events the PMU description names (sysfs). */
 struct pfm_event_name {
 	char name[PFM_NAME_LEN];	/* as in pmu_desc/events/ */

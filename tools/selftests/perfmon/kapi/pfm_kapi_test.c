@@ -289,7 +289,7 @@ static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target)
 	struct pfmk_ctx *desc = NULL;
 	struct pfarg_pmd pd;
 	DECLARE_COMPLETION_ONSTACK(c);
-	u64 t0, t1;
+	u64 t0, t1, value;
 	int ret;
 
 	kt_pmd(&pd, 0, 0, 0);
@@ -313,8 +313,14 @@ static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target)
 	ret = kt_read_pmd(r, desc, 0, &pd);
 	if (ret)
 		goto close_ctx;
-	kt_put(r, "cpu=%d\ncount=%llu\nelapsed=%llu\n", raw_smp_processor_id(),
-	       pd.reg_value, t1 - t0);
+	/* Stopped: the value alone is the same. */
+	ret = pfmk_read_values(desc, 0, 0, 1, &value);
+	if (ret) {
+		kt_fail(r, "read_values", ret);
+		goto close_ctx;
+	}
+	kt_put(r, "cpu=%d\ncount=%llu\nvalue=%llu\nelapsed=%llu\n",
+	       raw_smp_processor_id(), pd.reg_value, value, t1 - t0);
 close_ctx:
 	if (desc)
 		kt_close(r, desc);
@@ -870,6 +876,12 @@ static int kt_refuse_args(struct kt_run *r, struct completion *c)
 	       pfmk_set_drv_config(desc, &cfg, 0));
 	kt_put(r, "write_pmcs_null=%d\n", pfmk_write_pmcs(desc, NULL, 1));
 	kt_put(r, "read_pmds_null=%d\n", pfmk_read_pmds(desc, NULL, 1));
+	kt_put(r, "read_values_null=%d\n",
+	       pfmk_read_values(desc, 0, 0, 1, NULL));
+	kt_put(r, "read_values_none=%d\n",
+	       pfmk_read_values(desc, 0, 0, 0, &b->pd.reg_value));
+	kt_put(r, "read_values_unused=%d\n",
+	       pfmk_read_values(desc, 0, 1, 1, &b->pd.reg_value));
 	kt_put(r, "load_null=%d\n", pfmk_load_context(desc, NULL));
 	kt_put(r, "start_null=%d\n", pfmk_start(desc, NULL));
 	kt_put(r, "read_small=%zd\n",
