@@ -238,7 +238,8 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 			  struct pt_regs *regs, struct pfm_ovfl_plan *p)
 	__must_hold(&ctx->lock)
 {
-	u64 now = ctx->smpl ? ktime_get_ns() : 0;
+	/* CLOCK_MONOTONIC, the control page's clock, NMI-safe and cheap. */
+	u64 now = ctx->smpl ? ktime_get_mono_fast_ns() : 0;
 	unsigned int i;
 	u32 ctl;
 

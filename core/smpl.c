@@ -395,9 +395,26 @@ void pfm_smpl_buf_free(struct pfm_smpl_buf *buf)
 	kfree(container_of(buf, struct pfm_smpl, buf));
 }
 
-/* Fill @arg->values with the PMDs of @pmd's reg_smpl_pmds. */
-static void pfm_smpl_values(struct pfm_context *ctx, struct pfm_event_set *set,
-			    const struct pfm_pmd *pmd, struct pfm_ovfl_arg *arg)
+/* Does @pmd record other PMDs in its samples (reg_smpl_pmds)? */
+static bool pfm_smpl_pmds_any(const struct pfm_pmd *pmd)
+{
+	u64 any = 0;
+	unsigned int j;
+
+	for (j = 0; j < PFM_PMD_BV; j++)
+		any |= pmd->smpl_pmds[j];
+	return any;
+}
+
+/*
+ * Fill @arg->values with the PMDs of @pmd's reg_smpl_pmds.  Apart, so
+ * that the record's path has no stack array (nor its canary) when, as
+ * most samplers do, it records the IP alone.
+ */
+static noinline void pfm_smpl_values(struct pfm_context *ctx,
+				     struct pfm_event_set *set,
+				     const struct pfm_pmd *pmd,
+				     struct pfm_ovfl_arg *arg)
 {
 	DECLARE_BITMAP(smpl, PFM_MAX_PMDS);
 	unsigned int j, n = 0;
@@ -459,7 +476,9 @@ u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 	arg->tstamp = tstamp;
 	arg->last_reset_val = pmd->lval;
 	arg->eventid = pmd->eventid;
-	pfm_smpl_values(ctx, set, pmd, arg);
+	arg->nr_values = 0;
+	if (pfm_smpl_pmds_any(pmd))
+		pfm_smpl_values(ctx, set, pmd, arg);
 	pfm_smpl_callchain(pmd, regs, arg);
 	return ctx->smpl->fmt->handler(ctx->smpl, arg);
 }

@@ -149,6 +149,7 @@ static void ring_make_room(struct ring *r, size_t need)
 		r->tail += rec.size;
 		r->overwritten++;
 	}
+	WRITE_ONCE(r->ctrl->overwritten, r->overwritten);
 	WRITE_ONCE(r->ctrl->data_tail, r->tail);
 }
 
@@ -172,15 +173,32 @@ static bool ring_has_room(struct ring *r, size_t need)
 	return used <= r->size && r->size - used >= need;
 }
 
-/* Publish what was written and the counters. */
+/*
+ * Publish what was written.  The lost, overwritten and wake-up counts
+ * are stored where they change (rarely); all before this release.
+ */
 static void ring_publish(struct ring *r)
 {
-	WRITE_ONCE(r->ctrl->lost, r->lost);
-	WRITE_ONCE(r->ctrl->overwritten, r->overwritten);
-	WRITE_ONCE(r->ctrl->records, r->records);
-	WRITE_ONCE(r->ctrl->wakeups, r->wakeups);
+	struct pfm_ring_ctrl *ctrl = r->ctrl;
+
+	WRITE_ONCE(ctrl->records, r->records);
 	/* The records' bytes before the head that covers them. */
-	smp_store_release(&r->ctrl->data_head, r->head);
+	smp_store_release(&ctrl->data_head, r->head);
+}
+
+/* The lost record for the records dropped since the last one. */
+static noinline void ring_put_lost(struct ring *r)
+{
+	struct pfm_ring_lost lost = {
+		.hdr = { .type = PFM_RING_REC_LOST, .size = sizeof(lost) },
+		.lost = r->pending_lost,
+	};
+
+	r->pending_lost = 0;
+	ring_copy(r, &lost, sizeof(lost));
+	r->records++;
+	r->recs_since++;
+	r->bytes_since += sizeof(lost);
 }
 
 /*
@@ -188,25 +206,19 @@ static void ring_publish(struct ring *r)
  * pending lost record if there is one.  False (and the records counted
  * as one lost) when the reader left no room.
  */
-static bool ring_reserve(struct ring *r, size_t size, unsigned int nrec)
+static __always_inline bool ring_reserve(struct ring *r, size_t size,
+					 unsigned int nrec)
 {
-	struct pfm_ring_lost lost = {
-		.hdr = { .type = PFM_RING_REC_LOST, .size = sizeof(lost) },
-	};
+	size_t lsize = r->pending_lost ? sizeof(struct pfm_ring_lost) : 0;
 
-	if (!ring_has_room(r, size + (r->pending_lost ? sizeof(lost) : 0))) {
+	if (!ring_has_room(r, size + lsize)) {
 		r->lost++;
 		r->pending_lost++;
+		WRITE_ONCE(r->ctrl->lost, r->lost);
 		return false;
 	}
-	if (r->pending_lost) {
-		lost.lost = r->pending_lost;
-		r->pending_lost = 0;
-		ring_copy(r, &lost, sizeof(lost));
-		r->records++;
-		r->recs_since++;
-		r->bytes_since += sizeof(lost);
-	}
+	if (lsize)
+		ring_put_lost(r);
 	r->records += nrec;
 	r->recs_since += nrec;
 	r->bytes_since += size;
@@ -223,16 +235,19 @@ static bool ring_wake_due(struct ring *r)
 		r->recs_since = 0;
 		r->bytes_since = 0;
 		r->wakeups++;
+		WRITE_ONCE(r->ctrl->wakeups, r->wakeups);
 		return true;
 	}
 	return false;
 }
 
+/* Every field, reserved ones included: @s may be the ring itself. */
 static void ring_fill_sample(struct pfm_ring_sample *s,
 			     const struct pfm_ovfl_arg *arg, size_t size)
 {
 	s->hdr.type = PFM_RING_REC_SAMPLE;
 	s->hdr.size = size;
+	s->hdr.reserved = 0;
 	s->pid = arg->pid;
 	s->tid = arg->tid;
 	s->ip = arg->ip;
@@ -243,6 +258,36 @@ static void ring_fill_sample(struct pfm_ring_sample *s,
 	s->nr_values = arg->nr_values;
 	s->last_reset_val = arg->last_reset_val;
 	s->eventid = arg->eventid;
+}
+
+/* A sample that wraps around the end: built apart, copied in two. */
+static noinline void ring_write_sample_wrapped(struct ring *r,
+					       const struct pfm_ovfl_arg *arg,
+					       size_t size)
+{
+	struct pfm_ring_sample s;
+
+	ring_fill_sample(&s, arg, size);
+	ring_copy(r, &s, sizeof(s));
+}
+
+/*
+ * The sample's fixed part at the head, filled in place (no copy, no
+ * stack object) unless it wraps around the end of the data area.  The
+ * head is a multiple of 8, as every record's size.
+ */
+static void ring_write_sample(struct ring *r, const struct pfm_ovfl_arg *arg,
+			      size_t size)
+{
+	size_t off = r->head & (r->size - 1);
+	struct pfm_ring_sample *s = r->data + off;
+
+	if (off + sizeof(*s) > r->size) {
+		ring_write_sample_wrapped(r, arg, size);
+		return;
+	}
+	ring_fill_sample(s, arg, size);
+	r->head += sizeof(*s);
 }
 
 /* The call chain record that follows a sample; its bytes, or 0. */
@@ -271,14 +316,14 @@ static u32 ring_handler(struct pfm_smpl_buf *buf, const struct pfm_ovfl_arg *arg
 {
 	size_t vsize = arg->nr_values * sizeof(u64);
 	size_t csize = ring_chain_size(arg);
-	struct pfm_ring_sample s = {};
+	size_t ssize = sizeof(struct pfm_ring_sample) + vsize;
 	struct ring *r = buf->priv;
 	u32 ret = PFM_FMT_RESET;
 
-	if (ring_reserve(r, sizeof(s) + vsize + csize, csize ? 2 : 1)) {
-		ring_fill_sample(&s, arg, sizeof(s) + vsize);
-		ring_copy(r, &s, sizeof(s));
-		ring_copy(r, arg->values, vsize);
+	if (ring_reserve(r, ssize + csize, csize ? 2 : 1)) {
+		ring_write_sample(r, arg, ssize);
+		if (vsize)
+			ring_copy(r, arg->values, vsize);
 		if (csize)
 			ring_copy_chain(r, arg, csize);
 		if (ring_wake_due(r))

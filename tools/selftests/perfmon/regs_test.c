@@ -32,18 +32,11 @@ static void pmd_init(struct pfarg_pmd *pd, uint16_t num, uint64_t value)
 	pd->reg_value = value;
 }
 
-/* PFM_READ_VALUES of @pmds (bit n: PMD @first + n) of @set into @v. */
+/* pfm_read_values() (PFM_READ_VALUES): 0 or -errno. */
 static int read_values(int fd, uint16_t set, uint16_t first, uint64_t pmds,
 		       uint64_t *v)
 {
-	struct pfarg_read_values rv = {
-		.rv_pmds = pmds,
-		.rv_values = (uintptr_t)v,
-		.rv_first = first,
-		.rv_set = set,
-	};
-
-	return pfm_ioctl(fd, PFM_READ_VALUES, &rv);
+	return pfm_read_values(fd, set, first, pmds, v) ? -errno : 0;
 }
 
 TEST(pmu_info_describes_soft_pmu)

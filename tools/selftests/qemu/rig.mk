@@ -198,20 +198,31 @@ guest-run: build-$(GUEST)
 # the x86_64 guest's software PMU, on the arm64 guest's PMUv3 under
 # -icount 0, where guest time counts instructions, and there again over
 # pfm_perf with the kernel's PMUv3 driver in place, where perf counts on
-# the same hardware counters (Documentation/performance.rst).  PMU=
-# keeps the boots of that description.
+# the same hardware counters; then the arm64 table of the two boots,
+# three columns (tools/bench/bench-table; Documentation/performance.rst).
+# Each boot's output is kept in $(BUILD)/bench/, so that PMU=pmuv3 then
+# PMU=perf also ends with the table.  PMU= keeps the boots of that
+# description.
 BENCH_ALL := x86_64:soft arm64:pmuv3 arm64:perf
 BENCH	  := $(if $(PMU),$(filter %:$(PMU),$(BENCH_ALL)),$(BENCH_ALL))
+BENCH_OUT := $(BUILD)/bench
+bench: SHELL := /bin/bash -o pipefail
 bench: build-x86_64 build-arm64
 	@if [ -z "$(strip $(BENCH))" ]; then \
 	  echo "error: make bench has no boot for PMU=$(PMU) (soft, pmuv3, perf)" >&2; \
 	  exit 1; fi
+	@mkdir -p $(BENCH_OUT) && rm -f $(BENCH_OUT)/arm64-table.txt \
+	  $(foreach b,$(BENCH),$(BENCH_OUT)/$(subst :,-,$(b)).txt)
 	@set -e; for b in $(BENCH); do \
 	  a=$${b%%:*}; p=$${b#*:}; ic=; \
 	  if [ $$a = arm64 ]; then ic="--icount 0"; fi; \
 	  $(VM) --arch $$a $(VMK) --pmu $$p $$ic --timeout 2400 \
-	    --file $(BUILD)/$$a/bench/pfm_bench exec -- '/root/pfm_bench 2000'; \
+	    --file $(BUILD)/$$a/bench/pfm_bench exec -- '/root/pfm_bench 2000' | \
+	    tee $(BENCH_OUT)/$$a-$$p.txt; \
 	done
+	@if [ -f $(BENCH_OUT)/arm64-pmuv3.txt ] && [ -f $(BENCH_OUT)/arm64-perf.txt ]; then \
+	  echo; $(TOP)/tools/bench/bench-table $(BENCH_OUT)/arm64-pmuv3.txt \
+	    $(BENCH_OUT)/arm64-perf.txt | tee $(BENCH_OUT)/arm64-table.txt; fi
 
 # The demo: boot a guest (arm64 with its emulated PMUv3 by default;
 # ARCH=x86_64: the software PMU; PMU=perf: pfm_perf), and run pfmon
