@@ -447,6 +447,13 @@ static int target_start_report(struct pfmon_session *s,
 		t->ended = true;
 		return 0;
 	}
+	/*
+	 * One that ended between its load and its start: the end unloaded
+	 * the context (PFM_START: EINVAL) and queued its PFM_MSG_END, which
+	 * the loop takes as for any thread that ends.
+	 */
+	if (errno == EINVAL && t->loaded && !s->system_wide && !s->child)
+		return 0;
 	snprintf(what, sizeof(what), "%s %d", step, t->id);
 	pfmon_explain(what, errno);
 	return -1;
