@@ -3,7 +3,9 @@
  * The calls both front ends make, one per ioctl: the char device
  * (core/dev.c) copies the arguments in and out, the kernel API
  * (kapi/kapi.c) checks its descriptor; both then run pfm_call() with
- * the call's struct pfm_op below.  Each names its one __pfm_* core entry
+ * the call's struct pfm_op below (PFM_READ_VALUES, the call a monitor
+ * polls with, has an entry of its own here, pfm_call_read_values(), that
+ * takes the op only when it must).  Each names its one __pfm_* core entry
  * point (context lock held), where it runs (on the saved set, or in
  * place on the live one), and what must sleep before and after it; a
  * call that changes what the context counts ends with a virtual
@@ -35,11 +37,63 @@ const struct pfm_op pfm_op_read_pmds = {
 	.in_place = true,
 };
 
-/* The same, 8 bytes a PMD: the counts alone, for monitors that poll. */
-const struct pfm_op pfm_op_read_values = {
-	.fn = __pfm_read_values,
+static int pfm_read_values_fn(struct pfm_context *ctx, struct pfm_args *a)
+	__must_hold(&ctx->lock)
+{
+	return __pfm_read_values(ctx, a->values);
+}
+
+/*
+ * The same, 8 bytes a PMD: the counts alone, for monitors that poll.
+ * Both front ends call pfm_call_read_values() below, which takes this op
+ * only for a context live on another CPU.
+ */
+static const struct pfm_op pfm_op_read_values = {
+	.fn = pfm_read_values_fn,
 	.in_place = true,
 };
+
+/* A read of a context live on another CPU: by IPI there. */
+static noinline int pfm_call_read_values_there(struct pfm_context *ctx,
+					       struct pfm_values *v)
+{
+	struct pfm_args a = { .values = v };
+
+	return pfm_call(ctx, &pfm_op_read_values, &a);
+}
+
+/**
+ * pfm_call_read_values() - PFM_READ_VALUES: read PMD values, 8 bytes each
+ * @ctx: the context, not locked
+ * @v: the read, in kernel memory; its nr and values out
+ *
+ * The call a monitor polls with, without pfm_call()'s generic steps: a
+ * read has no prepare or finish step, is never tried again and runs in
+ * place, so where the set is live on this CPU or nowhere (a thread
+ * reading itself, a saved context), the read runs at once
+ * under the lock with interrupts off, as pfm_run() would run it, with no
+ * struct pfm_args to fill.  Live on another CPU, it goes through
+ * pfm_call() (an IPI there).
+ *
+ * Context: process context, no lock held.
+ * Return: as __pfm_read_values().
+ */
+int pfm_call_read_values(struct pfm_context *ctx, struct pfm_values *v)
+{
+	unsigned long flags;
+	bool here, there;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	here = pfm_ctx_live_here(ctx);
+	there = !here && ctx->live_cpu >= 0;
+	if (likely(!there))
+		ret = pfm_values_read(ctx, v, here);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	if (likely(!there))
+		return ret;
+	return pfm_call_read_values_there(ctx, v);
+}
 
 /* An exec of the target between the check and the attach: try again. */
 const struct pfm_op pfm_op_load_context = {

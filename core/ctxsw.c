@@ -89,33 +89,6 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 	}
 }
 
-/**
- * pfm_pmd_read_hw() - the value of PMD @i of the set live on this CPU
- * @ctx: the context, locked, live on this CPU
- * @set: its active set
- * @i: a used PMD
- *
- * A counter's upper bits are the core's: only the implemented ones come
- * from the PMU.  A PMD held by a trigger keeps its saved value.
- *
- * Return: the 64-bit value.
- */
-u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
-		    unsigned int i)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_pmu_config *pmu = ctx->pmu;
-	struct pfm_pmd *pmd = &set->pmds[i];
-	u64 hw;
-
-	if (test_bit(i, set->held_pmds))
-		return pmd->value;
-	hw = pmu->read_pmd(pmu, i);
-	if (!test_bit(i, pmu->cnt_pmds))
-		return hw;
-	return (pmd->value & ~pmu->ovfl_mask) | (hw & pmu->ovfl_mask);
-}
-
 /* Read the used PMDs of this CPU's PMU into the set. */
 static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 {

@@ -10,6 +10,7 @@
 #include <linux/build_bug.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
+#include <linux/instrumented.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -218,21 +219,23 @@ efault:
 	return -EFAULT;
 }
 
-/* @n values out, one store each in one user access window. */
+/*
+ * @n values out in one copy.  copy_to_user() would check at run time
+ * that the buffer lies within the stack (hardened usercopy, about 50
+ * instructions, as much as the copy), since @n is not a constant; @n is
+ * at most 64, the buffer's size, by construction (one value per bit of
+ * a u64): the user range check, the sanitizers' hook and the copy, as
+ * copy_to_user() does after its object check.
+ */
 static int pfm_read_values_out(u64 __user *u, const u64 *vals,
 			       unsigned int n)
 {
-	unsigned int i;
+	size_t len = n * sizeof(*u);
 
-	if (!user_write_access_begin(u, n * sizeof(*u)))
+	if (WARN_ON_ONCE(n > BITS_PER_TYPE(u64)) || !access_ok(u, len))
 		return -EFAULT;
-	for (i = 0; i < n; i++)
-		unsafe_put_user(vals[i], &u[i], efault);
-	user_write_access_end();
-	return 0;
-efault:
-	user_write_access_end();
-	return -EFAULT;
+	instrument_copy_to_user(u, vals, len);
+	return raw_copy_to_user(u, vals, len) ? -EFAULT : 0;
 }
 
 /*
@@ -241,13 +244,12 @@ efault:
  * zeroing (512 bytes a call): only the values the core wrote, one per
  * PMD asked for, are copied out.
  */
-static noinline_for_stack long pfm_ioctl_read_values(struct pfm_context *ctx,
-						     void __user *uarg)
+static __always_inline long
+pfm_ioctl_read_values(struct pfm_context *ctx, void __user *uarg)
 {
 	u64 buf[BITS_PER_TYPE(u64)] __uninitialized;
 	struct pfarg_read_values req;
-	struct pfm_values v = { .vals = buf };
-	struct pfm_args a = { .values = &v };
+	struct pfm_values v;
 	int ret;
 
 	if (pfm_read_values_in(uarg, &req))
@@ -255,9 +257,10 @@ static noinline_for_stack long pfm_ioctl_read_values(struct pfm_context *ctx,
 	if (req.rv_reserved || !req.rv_pmds)
 		return -EINVAL;
 	v.pmds = req.rv_pmds;
+	v.vals = buf;
 	v.first = req.rv_first;
 	v.set = req.rv_set;
-	ret = pfm_call(ctx, &pfm_op_read_values, &a);
+	ret = pfm_call_read_values(ctx, &v);
 	if (ret)
 		return ret;
 	return pfm_read_values_out(u64_to_user_ptr(req.rv_values), buf, v.nr);
@@ -289,14 +292,10 @@ static noinline_for_stack long pfm_ioctl_reg_info(void __user *uarg)
 			     pfm_pmu_reg_info(req, arr.arr_count));
 }
 
-static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+/* Every call but PFM_READ_VALUES. */
+static noinline long pfm_ioctl_other(struct pfm_context *ctx,
+				     unsigned int cmd, void __user *uarg)
 {
-	struct pfm_context *ctx = filp->private_data;
-	void __user *uarg = (void __user *)arg;
-
-	/* A monitor's polling call: before the switch's compare chain. */
-	if (likely(cmd == PFM_READ_VALUES))
-		return pfm_ioctl_read_values(ctx, uarg);
 	switch (cmd) {
 	case PFM_GET_VERSION:
 		return pfm_ioctl_version(uarg);
@@ -345,6 +344,22 @@ static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	default:
 		return -ENOTTY;
 	}
+}
+
+/*
+ * A monitor's polling call first, inline, before the switch's compare
+ * chain and without its stack frame (the other calls' structures).  Its
+ * 512-byte buffer is then in this frame for every call: about 600
+ * bytes in all, below the kernel's frame size warning, and not zeroed.
+ */
+static long pfm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct pfm_context *ctx = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	if (likely(cmd == PFM_READ_VALUES))
+		return pfm_ioctl_read_values(ctx, uarg);
+	return pfm_ioctl_other(ctx, cmd, uarg);
 }
 
 static const struct file_operations pfm_fops = {

@@ -106,7 +106,6 @@ extern const struct pfm_op pfm_op_create_context;
 extern const struct pfm_op pfm_op_write_pmcs;
 extern const struct pfm_op pfm_op_write_pmds;
 extern const struct pfm_op pfm_op_read_pmds;
-extern const struct pfm_op pfm_op_read_values;
 extern const struct pfm_op pfm_op_load_context;
 extern const struct pfm_op pfm_op_unload_context;
 extern const struct pfm_op pfm_op_start;
@@ -121,6 +120,8 @@ extern const struct pfm_op pfm_op_get_drv_config;
 /* core/ctxsw.c: run one of them */
 int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
 	     struct pfm_args *a);
+/* core/calls.c: PFM_READ_VALUES, the polling call, has its own entry */
+int pfm_call_read_values(struct pfm_context *ctx, struct pfm_values *v);
 
 /* core/pmu.c: the registered PMU description */
 int pfm_pmu_info(struct pfarg_pmu_info *info);

@@ -438,8 +438,100 @@ void pfm_ctx_cpu_down(struct pfm_context *ctx);
 void pfm_ctx_cpu_up(struct pfm_context *ctx);
 void pfm_ctx_halt(struct pfm_context *ctx);
 void pfm_ctx_resume(struct pfm_context *ctx);
-u64 pfm_pmd_read_hw(struct pfm_context *ctx, struct pfm_event_set *set,
-		    unsigned int i);
+
+/**
+ * pfm_pmd_read_hw() - the value of PMD @i of the set live on this CPU
+ * @ctx: the context, locked, live on this CPU
+ * @set: its active set
+ * @i: a used PMD
+ *
+ * A counter's upper bits are the core's: only the implemented ones come
+ * from the PMU.  A PMD held by a trigger keeps its saved value.  Inline:
+ * the reads of a polling monitor come here once per PMD.
+ *
+ * Return: the 64-bit value.
+ */
+static inline u64 pfm_pmd_read_hw(struct pfm_context *ctx,
+				  struct pfm_event_set *set, unsigned int i)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmd *pmd = &set->pmds[i];
+	u64 hw, mask;
+
+	if (test_bit(i, set->held_pmds))
+		return pmd->value;
+	/* Before the call: less to keep across it. */
+	mask = test_bit(i, pmu->cnt_pmds) ? pmu->ovfl_mask : ~0ULL;
+	hw = pmu->read_pmd(pmu, i);
+	return (pmd->value & ~mask) | (hw & mask);
+}
+
+/*
+ * Are PMDs @first + n, for each bit n of @pmds, all used in @set?  One
+ * 64-bit window of the bitmap, not a test per PMD.  Bits past the
+ * bitmap's end read as unused.
+ */
+static __always_inline bool pfm_pmds_used(const struct pfm_event_set *set,
+					  unsigned int first, u64 pmds)
+{
+	const unsigned long *map = set->used_pmds;
+	unsigned int w = first / 64, b = first % 64;
+	u64 bits;
+
+	if (first >= PFM_MAX_PMDS)
+		return false;
+	if (!IS_ENABLED(CONFIG_64BIT)) {
+		for (; pmds; pmds &= pmds - 1)
+			if (!test_bit(first + __ffs64(pmds), map))
+				return false;
+		return true;
+	}
+	bits = map[w] >> b;
+	if (b && w + 1 < BITS_TO_LONGS(PFM_MAX_PMDS))
+		bits |= (u64)map[w + 1] << (64 - b);
+	return !(pmds & ~bits);
+}
+
+/*
+ * PFM_READ_VALUES' read, inline in __pfm_read_values() and in
+ * pfm_call_read_values() (core/calls.c), the monitor's polling call:
+ * the active set is looked up first, the PMDs checked in one pass, and
+ * whether the set is live here is known (@here: the context is live on
+ * this CPU), not asked per PMD.
+ */
+static __always_inline int pfm_values_read(struct pfm_context *ctx,
+					   struct pfm_values *v, bool here)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set = ctx->active_set;
+	unsigned int first = v->first, n = 0;
+	u64 *vals = v->vals;
+	u64 left;
+
+	lockdep_assert_held(&ctx->lock);
+	if (unlikely(ctx->state == PFM_CTX_NEW))
+		return -EBADFD;
+	if (unlikely(!set || set->id != v->set)) {
+		set = pfm_find_set(ctx, v->set);
+		if (!set)
+			return -EINVAL;
+		here = false;	/* only the active set is ever live */
+	}
+	/* Every PMD is checked before any value is written. */
+	if (first >= ctx->pmu->max_pmd || !pfm_pmds_used(set, first, v->pmds))
+		return -EINVAL;
+	if (here) {
+		for (left = v->pmds; left; left &= left - 1)
+			vals[n++] = pfm_pmd_read_hw(ctx, set,
+						    first + __ffs64(left));
+	} else {
+		for (left = v->pmds; left; left &= left - 1)
+			vals[n++] = set->pmds[first + __ffs64(left)].value;
+	}
+	v->nr = n;
+	return 0;
+}
 
 /* core/switch.c: set switching */
 void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
@@ -532,7 +624,7 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
 int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a);
 int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a);
 int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_read_values(struct pfm_context *ctx, struct pfm_args *a);
+int __pfm_read_values(struct pfm_context *ctx, struct pfm_values *v);
 
 /* core/load.c: load, unload, the end of a monitored thread, close */
 #define PFM_LOAD_TRIES	3

@@ -326,9 +326,8 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a)
 /**
  * __pfm_read_values() - read PMD values, 8 bytes each
  * @ctx: the context, locked, live here or saved (an in-place call)
- * @a: a->values: the set, the PMDs (PMD first + n for each bit n of
- *     pmds) and where their values go, lowest PMD first; nr, out: how
- *     many
+ * @v: the set, the PMDs (PMD first + n for each bit n of pmds) and
+ *     where their values go, lowest PMD first; nr, out: how many
  *
  * PFM_READ_PMDS for a monitor that only wants the counts.  Without
  * per-entry flags to say which PMD was refused, any refusal refuses the
@@ -338,31 +337,8 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a)
  * written, not implemented, beyond the PMU's); -EBADFD before
  * PFM_CREATE_CONTEXT.
  */
-int __pfm_read_values(struct pfm_context *ctx, struct pfm_args *a)
+int __pfm_read_values(struct pfm_context *ctx, struct pfm_values *v)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_values *v = a->values;
-	struct pfm_event_set *set;
-	unsigned int i, n = 0;
-	u64 left;
-	int ret;
-
-	lockdep_assert_held(&ctx->lock);
-	ret = pfm_check_created(ctx);
-	if (ret)
-		return ret;
-	set = pfm_find_set(ctx, v->set);
-	if (!set)
-		return -EINVAL;
-	/* Every PMD is checked before any value is written. */
-	for (left = v->pmds; left; left &= left - 1) {
-		i = v->first + __ffs64(left);
-		if (i >= ctx->pmu->max_pmd || !test_bit(i, set->used_pmds))
-			return -EINVAL;
-	}
-	for (left = v->pmds; left; left &= left - 1)
-		v->vals[n++] = pfm_pmd_value(ctx, set,
-					     v->first + __ffs64(left));
-	v->nr = n;
-	return 0;
+	return pfm_values_read(ctx, v, pfm_ctx_live_here(ctx));
 }

@@ -258,11 +258,17 @@ int pfmk_read_values(struct pfmk_ctx *desc, u16 set, u16 first, u64 pmds,
 	struct pfm_values v = {
 		.pmds = pmds, .vals = values, .first = first, .set = set,
 	};
-	struct pfm_args a = { .values = &v };
+	struct pfmk_ctx *d;
+	int ret;
 
 	if (!pmds || !values)
 		return -EINVAL;
-	return pfmk_call(desc, &pfm_op_read_values, &a);
+	d = pfmk_get(desc);
+	if (!d)
+		return -EBADF;
+	ret = pfm_call_read_values(d->ctx, &v);
+	pfmk_put(d);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(pfmk_read_values);
 

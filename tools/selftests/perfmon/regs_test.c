@@ -366,6 +366,8 @@ TEST_F(ctx, read_values_refusals)
 	EXPECT_EQ(-EINVAL, read_values(self->fd, 1, 0, 0x1, v));	/* no set 1 */
 	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 3, 0x2, v));	/* no PMD4 */
 	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 0xffff, 1ull << 63, v));
+	/* PMD 64, in the bitmap's second word. */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 0, 1, 1ull << 63, v));
 	EXPECT_EQ(1, v[0]);
 	EXPECT_EQ(1, v[1]);
 	memset(&rv, 0, sizeof(rv));
@@ -404,6 +406,85 @@ TEST_F(ctx, read_values_while_counting)
 	}
 	EXPECT_LT(0, v[0]);	/* task-clock counted */
 	EXPECT_EQ(0, pfm_ioctl(self->fd, PFM_STOP, NULL));
+}
+
+/* A set that is not the active one: its saved values, while set 0 counts. */
+TEST_F(ctx, read_values_of_a_set_not_active)
+{
+	struct pfarg_setdesc sd;
+	struct pfarg_pmc pc;
+	struct pfarg_pmd pd;
+	uint64_t v[2];
+	int i;
+
+	memset(&sd, 0, sizeof(sd));
+	sd.set_id = 1;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_CREATE_EVTSETS, &sd, 1));
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_value = SOFT_EV_TASK_CLOCK;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMCS, &pc, 1));
+	pc.reg_set = 1;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMCS, &pc, 1));
+	pmd_init(&pd, 0, 0);
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1));
+	pmd_init(&pd, 0, 1234);
+	pd.reg_set = 1;
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_WRITE_PMDS, &pd, 1));
+	ASSERT_EQ(0, pfm_load(self->fd, gettid()));
+	ASSERT_EQ(0, pfm_ioctl(self->fd, PFM_START, &(struct pfarg_start){ 0 }));
+	for (i = 0; i < 20000; i++)	/* task-clock: some CPU time */
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, read_values(self->fd, 1, 0, 1, v));
+	EXPECT_EQ(1234, v[0]);
+	ASSERT_EQ(0, read_values(self->fd, 0, 0, 1, &v[1]));
+	EXPECT_LT(0, v[1]);	/* set 0 counted task-clock */
+	EXPECT_EQ(-EINVAL, read_values(self->fd, 1, 0, 2, v));	/* unused there */
+	EXPECT_EQ(0, pfm_ioctl(self->fd, PFM_STOP, NULL));
+}
+
+/*
+ * A monitor reading a thread that runs on another CPU: the read runs
+ * there, by IPI (or on the saved set when the thread is switched out).
+ * The count only grows.
+ */
+TEST(read_values_of_a_thread_elsewhere)
+{
+	struct spinner sp;
+	struct pfarg_pmc pc;
+	struct pfarg_pmd pd;
+	uint64_t v, prev = 0;
+	cpu_set_t set;
+	int fd, i, tid;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	tid = spinner_start(&sp);
+	ASSERT_LT(0, tid);
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(0, sched_setaffinity(tid, sizeof(set), &set));
+	fd = pfm_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_create(fd, 0));
+	memset(&pc, 0, sizeof(pc));
+	pc.reg_value = SOFT_EV_TASK_CLOCK;
+	pmd_init(&pd, 0, 0);
+	ASSERT_EQ(0, pfm_array(fd, PFM_WRITE_PMCS, &pc, 1));
+	ASSERT_EQ(0, pfm_array(fd, PFM_WRITE_PMDS, &pd, 1));
+	ASSERT_EQ(0, pfm_load(fd, tid));
+	ASSERT_EQ(0, pfm_ioctl(fd, PFM_START, &(struct pfarg_start){ 0 }));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, read_values(fd, 0, 0, 1, &v));
+		EXPECT_LE(prev, v);
+		prev = v;
+		usleep(100);
+	}
+	EXPECT_LT(0, v);
+	spinner_stop(&sp);
+	close(fd);
 }
 
 TEST_F(ctx, array_argument_refusals)

@@ -98,14 +98,58 @@ pfm_uread_counter(uint32_t hw)
 	}
 	return v;
 }
-#define PFM_UREAD_HAVE_COUNTER	1
 
-/* The counter of a page's index (0: none, reads as 0: no test needed). */
+/*
+ * pfm_uread()'s counter: the one of a page's index (1 + the counter;
+ * not 0), through a table of "mrs; b" pairs indexed by index & 31, so
+ * that index 32 (PMCCNTR_EL0) is entry 0.  The compiler's jump table for
+ * the switch above spends 5 instructions more: a range check, a byte
+ * table load, and the index's decrement.  Built for BTI, each entry
+ * starts with a landing pad and takes 16 bytes.
+ */
+#ifdef __ARM_FEATURE_BTI_DEFAULT
+#define PFM_UREAD_PAD		"hint #36\n\t"	/* bti j */
+#define PFM_UREAD_ESHIFT	"4"
+#define PFM_UREAD_ALIGN		".balign 16\n"
+#else
+#define PFM_UREAD_PAD		""
+#define PFM_UREAD_ESHIFT	"3"
+#define PFM_UREAD_ALIGN		""
+#endif
+#define PFM_UREAD_ENTRY(reg)						\
+	PFM_UREAD_ALIGN PFM_UREAD_PAD "mrs %0, " reg "\n\tb 1f\n\t"
+#define PFM_UREAD_EV4(a, b, c, d)					\
+	PFM_UREAD_ENTRY("pmevcntr" #a "_el0")				\
+	PFM_UREAD_ENTRY("pmevcntr" #b "_el0")				\
+	PFM_UREAD_ENTRY("pmevcntr" #c "_el0")				\
+	PFM_UREAD_ENTRY("pmevcntr" #d "_el0")
+
 static inline __attribute__((always_inline)) uint64_t
 pfm_uread_index(uint32_t index)
 {
-	return pfm_uread_counter(index - 1);	/* 0 wraps to no case */
+	uint64_t v, entry;
+
+	__asm__ volatile("and	%w1, %w2, #31\n\t"
+			 "adr	%0, 0f\n\t"
+			 "add	%1, %0, %1, lsl #" PFM_UREAD_ESHIFT "\n\t"
+			 "br	%1\n\t"
+			 PFM_UREAD_ALIGN "0:\n\t"
+			 PFM_UREAD_ENTRY("pmccntr_el0")
+			 PFM_UREAD_ENTRY("pmevcntr0_el0")
+			 PFM_UREAD_ENTRY("pmevcntr1_el0")
+			 PFM_UREAD_ENTRY("pmevcntr2_el0")
+			 PFM_UREAD_EV4(3, 4, 5, 6)
+			 PFM_UREAD_EV4(7, 8, 9, 10)
+			 PFM_UREAD_EV4(11, 12, 13, 14)
+			 PFM_UREAD_EV4(15, 16, 17, 18)
+			 PFM_UREAD_EV4(19, 20, 21, 22)
+			 PFM_UREAD_EV4(23, 24, 25, 26)
+			 PFM_UREAD_EV4(27, 28, 29, 30)
+			 "1:"
+			 : "=&r"(v), "=&r"(entry) : "r"(index));
+	return v;
 }
+#define PFM_UREAD_HAVE_COUNTER	1
 #elif defined(__x86_64__) || defined(__i386__)
 /* Counter @hw of this CPU: rdpmc's number (fixed counters: bit 30). */
 static inline uint64_t pfm_uread_counter(uint32_t hw)
@@ -115,13 +159,13 @@ static inline uint64_t pfm_uread_counter(uint32_t hw)
 	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
 	return lo | (uint64_t)hi << 32;
 }
-#define PFM_UREAD_HAVE_COUNTER	1
 
-/* The counter of a page's index, 0 for none (rdpmc would fault). */
+/* pfm_uread()'s counter: the one of a page's index (not 0). */
 static inline uint64_t pfm_uread_index(uint32_t index)
 {
-	return index ? pfm_uread_counter(index - 1) : 0;
+	return pfm_uread_counter(index - 1);
 }
+#define PFM_UREAD_HAVE_COUNTER	1
 #else
 /* No read instruction known here: an index makes pfm_uread() -EAGAIN. */
 #define PFM_UREAD_HAVE_COUNTER	0
@@ -136,6 +180,7 @@ static inline uint64_t pfm_uread_index(uint32_t index)
 	(void)index;
 	return 0;
 }
+
 #endif
 
 /**
@@ -234,8 +279,9 @@ static inline int pfm_uread(const struct pfm_user_page *pg, unsigned int pmd,
 			    uint64_t *value)
 {
 	const struct pfm_user_pmd *e;
-	uint32_t seq, idx, flags, shift;
+	uint32_t seq, idx, shift;
 	uint64_t off, base, raw;
+	struct pfm_uread_snap s;
 
 	/* Entries past num_pmds stay zero: not used, -ENOENT below. */
 	if (pmd >= PFM_USER_PAGE_PMDS)
@@ -246,11 +292,14 @@ static inline int pfm_uread(const struct pfm_user_page *pg, unsigned int pmd,
 	 * this thread's CPU, in an interrupt or a switch of this thread,
 	 * never while this loop runs; a rewrite between two reads of seq
 	 * changes it.  (pfm_uread_snap() keeps the test, for any reader.)
+	 * A counter index is only ever given to a used, readable PMD, so
+	 * the flags are read only without one, by pfm_uread_snap().
 	 */
 	do {
 		seq = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
 		idx = __atomic_load_n(&e->index, __ATOMIC_RELAXED);
-		flags = __atomic_load_n(&e->flags, __ATOMIC_RELAXED);
+		if (!idx || !PFM_UREAD_HAVE_COUNTER)
+			goto no_counter;
 		off = __atomic_load_n(&e->offset, __ATOMIC_RELAXED);
 		base = __atomic_load_n(&e->base, __ATOMIC_RELAXED);
 		/* Set once by the kernel: a plain load. */
@@ -259,20 +308,12 @@ static inline int pfm_uread(const struct pfm_user_page *pg, unsigned int pmd,
 		/* As pfm_uread_snap(): the counter read before the check. */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) != seq);
-	/* A counter index is only ever given to a used, readable PMD. */
-	if (idx) {
-		if (!PFM_UREAD_HAVE_COUNTER)
-			return -EAGAIN;
-		/* Its width's bits of raw - base: a wrap since base counts. */
-		*value = off + (((raw - base) << shift) >> shift);
-		return 0;
-	}
-	if (!(flags & PFM_UPMD_USED))
-		return -ENOENT;
-	if (flags & PFM_UPMD_STALE)
-		return -EAGAIN;
-	*value = off;
+	/* Its width's bits of raw - base: a wrap since base counts. */
+	*value = off + (((raw - base) << shift) >> shift);
 	return 0;
+no_counter:
+	pfm_uread_snap(pg, pmd, &s, 0);
+	return pfm_uread_snap_value(&s, value);
 }
 
 /**
