@@ -51,6 +51,7 @@
 #define FZ_SHORT	4	/* live short-lived target threads */
 #define FZ_NERR		160	/* errno table size (Linux errnos < 134) */
 #define FZ_ARENA	(256 * 1024)	/* request buffer per thread */
+#define FZ_ALTSTACK	(64 * 1024)	/* fz_crash()'s stack per thread */
 #define FZ_GRACE	60	/* watchdog: seconds after the time cap */
 #define FZ_MEMLOCK	(2UL << 20)	/* RLIMIT_MEMLOCK per process */
 #define FZ_NOBODY	65534
@@ -134,6 +135,7 @@ struct fz_thread {
 	char *guard;
 	char *rdonly;			/* a read-only page */
 	timer_t timer;			/* interrupts a blocking read() */
+	void *altstack;			/* fz_crash()'s, FZ_ALTSTACK bytes */
 	char mut[64];			/* the mutation applied, for reports */
 	bool overrun;			/* array call: one entry more than built */
 	struct pfarg_array arr;
@@ -1394,17 +1396,110 @@ pool:
 
 typedef void (*fz_op)(struct fz_thread *t);
 
-/* Call mix: each op's share is its number of entries. */
-static const fz_op ops[] = {
-	op_open, op_close, op_close, op_dup, op_create, op_create,
-	op_write_pmcs, op_write_pmcs, op_write_pmds, op_write_pmds,
-	op_read_pmds, op_read_pmds, op_read_values, op_load, op_load,
-	op_start, op_start,
-	op_noarg, op_noarg, op_noarg, op_sets, op_getinfo_sets,
-	op_drv_config, op_info, op_bad_ioctl, op_read, op_read, op_poll,
-	op_drain, op_drain, op_fcntl, op_mmap, op_mmap, op_munmap, op_munmap, op_recipe,
-	op_recipe, op_recipe, op_spawn_kid, op_spawn_thread,
+/* An op and its name, for a crash report. */
+struct fz_opdesc {
+	fz_op fn;
+	const char *name;
 };
+
+#define OP(f) { f, #f }
+
+/* Call mix: each op's share is its number of entries. */
+static const struct fz_opdesc ops[] = {
+	OP(op_open), OP(op_close), OP(op_close), OP(op_dup),
+	OP(op_create), OP(op_create), OP(op_write_pmcs),
+	OP(op_write_pmcs), OP(op_write_pmds), OP(op_write_pmds),
+	OP(op_read_pmds), OP(op_read_pmds), OP(op_read_values),
+	OP(op_load), OP(op_load), OP(op_start), OP(op_start),
+	OP(op_noarg), OP(op_noarg), OP(op_noarg), OP(op_sets),
+	OP(op_getinfo_sets), OP(op_drv_config), OP(op_info),
+	OP(op_bad_ioctl), OP(op_read), OP(op_read), OP(op_poll),
+	OP(op_drain), OP(op_drain), OP(op_fcntl), OP(op_mmap),
+	OP(op_mmap), OP(op_munmap), OP(op_munmap), OP(op_recipe),
+	OP(op_recipe), OP(op_recipe), OP(op_spawn_kid),
+	OP(op_spawn_thread),
+};
+
+/* The op this thread runs now, and its thread: what a crash reports. */
+static __thread const struct fz_opdesc *fz_cur;
+static __thread struct fz_thread *fz_self;
+
+/* Append @s to @b (at @n), async-signal-safely. */
+static size_t fz_put(char *b, size_t n, size_t size, const char *s)
+{
+	while (*s && n + 1 < size)
+		b[n++] = *s++;
+	return n;
+}
+
+static size_t fz_put_dec(char *b, size_t n, size_t size, unsigned int v)
+{
+	char d[11];
+	int k = sizeof(d) - 1;
+
+	d[k] = '\0';
+	do
+		d[--k] = '0' + v % 10;
+	while ((v /= 10) && k);
+	return fz_put(b, n, size, d + k);
+}
+
+static size_t fz_put_hex(char *b, size_t n, size_t size, uint64_t v)
+{
+	char d[19] = "0x";
+	int i, k = 2;
+
+	for (i = 60; i > 0 && !(v >> i); i -= 4)
+		;
+	for (; i >= 0; i -= 4)
+		d[k++] = "0123456789abcdef"[(v >> i) & 0xf];
+	d[k] = '\0';
+	return fz_put(b, n, size, d);
+}
+
+/*
+ * A fuzzing process killed by a signal of its own (a fault, or one the
+ * kernel forced: si_code 0x80, SI_KERNEL) says where before it dies of
+ * it: the signal, si_code, the address, the op and its mutation.  The
+ * kernel's "segfault at" line may be rate-limited away.  Then the
+ * default action, so the parent sees the same signal as before.
+ */
+static void fz_crash(int sig, siginfo_t *si, void *uc)
+{
+	char b[256];
+	size_t n = 0;
+
+	(void)uc;
+	n = fz_put(b, n, sizeof(b), "# fuzz: CRASH signal ");
+	n = fz_put_dec(b, n, sizeof(b), sig);
+	n = fz_put(b, n, sizeof(b), " si_code ");
+	n = fz_put_hex(b, n, sizeof(b), (uint32_t)si->si_code);
+	n = fz_put(b, n, sizeof(b), " addr ");
+	n = fz_put_hex(b, n, sizeof(b), (uintptr_t)si->si_addr);
+	n = fz_put(b, n, sizeof(b), " in ");
+	n = fz_put(b, n, sizeof(b), fz_cur ? fz_cur->name : "no op");
+	n = fz_put(b, n, sizeof(b), " mutation ");
+	n = fz_put(b, n, sizeof(b),
+		   fz_self && fz_self->mut[0] ? fz_self->mut : "none");
+	n = fz_put(b, n, sizeof(b), "\n");
+	if (write(2, b, n) < 0)
+		n = 0;
+	raise(sig);	/* SA_RESETHAND: the default action now */
+}
+
+/* fz_crash() for the faults, on a stack of its own per thread. */
+static void fz_crash_handlers(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct sigaction sa = {
+		.sa_sigaction = fz_crash,
+		.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
 
 static void fz_signal(int sig)
 {
@@ -1417,6 +1512,7 @@ static int thread_setup(struct fz_thread *t)
 	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID,
 				.sigev_signo = SIGUSR1 };
 	size_t pg = page_size();
+	stack_t ss = { 0 };
 	char *m;
 
 	m = mmap(NULL, FZ_ARENA + 2 * pg, PROT_READ | PROT_WRITE,
@@ -1429,6 +1525,16 @@ static int thread_setup(struct fz_thread *t)
 	if (mprotect(t->guard, pg, PROT_NONE) ||
 	    mprotect(t->rdonly, pg, PROT_READ))
 		return -errno;
+	/* A crash report even when the fault is a stack overflow. */
+	m = mmap(NULL, FZ_ALTSTACK, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	t->altstack = m;
+	ss.ss_sp = m;
+	ss.ss_size = FZ_ALTSTACK;
+	if (sigaltstack(&ss, NULL))
+		return -errno;
 	sev.sigev_notify_thread_id = gettid();
 	return timer_create(CLOCK_MONOTONIC, &sev, &t->timer) ? -errno : 0;
 }
@@ -1438,6 +1544,7 @@ static void *thread_main(void *arg)
 	struct fz_thread *t = arg;
 	unsigned int n = 0;
 
+	fz_self = t;
 	atomic_store(&t->p->tids[t->idx], gettid());
 	if (thread_setup(t)) {
 		atomic_fetch_add(&sh->unexpected, 1);
@@ -1445,7 +1552,8 @@ static void *thread_main(void *arg)
 		return NULL;
 	}
 	while (!(n++ % 16 == 0 && time_up())) {
-		ops[rn(t, ARRAY_SIZE(ops))](t);
+		fz_cur = &ops[rn(t, ARRAY_SIZE(ops))];
+		fz_cur->fn(t);
 		if (n % 64 == 0)
 			reap_kids(t, t->p, false);
 	}
@@ -1454,6 +1562,9 @@ static void *thread_main(void *arg)
 	pthread_rwlock_unlock(&t->p->tgt_lock);
 	timer_delete(t->timer);
 	munmap(t->arena, FZ_ARENA + 2 * page_size());
+	fz_cur = NULL;
+	sigaltstack(&(stack_t){ .ss_flags = SS_DISABLE }, NULL);
+	munmap(t->altstack, FZ_ALTSTACK);
 	return NULL;
 }
 
@@ -1551,6 +1662,7 @@ static int proc_main(int idx)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGIO, &sa, NULL);
+	fz_crash_handlers();
 	limit_memlock();
 	maybe_drop_root(idx);
 	pthread_create(&spin, NULL, spinner_main, &p);
