@@ -33,7 +33,74 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 
 rc=0
 loaded=""
+
+# --- taint and lockdep ---------------------------------------------------
+# A WARN sets the kernel's W taint whatever the log kept, a soft lockup
+# L, a KASAN or slub_debug report B, an oops D: each test program must
+# leave the taint flags as it found them.  Loading the tree's modules
+# sets only O (out of tree) and E (unsigned).
+TAINT=/proc/sys/kernel/tainted
+LOCKDEP=/proc/lockdep_stats
+TAINT_LOAD=$(((1 << 12) | (1 << 13)))
+taint() { cat $TAINT; }
+
+# taint_letters MASK: the kernel's letter for each bit set (its
+# taint_flags[] table, kernel/panic.c), and the bit number of an unknown.
+taint_letters() {
+	m=$1 i=0 out=""
+	for c in P F S R M B U D A W C I O E L K X T N; do
+		[ $((m & (1 << i))) -ne 0 ] && out="$out$c"
+		i=$((i + 1))
+	done
+	[ $((m >> i)) -ne 0 ] && out="$out(bits $((m >> i))<<$i)"
+	echo "$out"
+}
+
+# taint_check WHAT BEFORE [ALLOWED]: fail WHAT if the taint gained a flag
+# beyond ALLOWED since BEFORE.
+taint_check() {
+	now=$(taint)
+	new=$(($now & ~$2 & ~${3:-0}))
+	if [ $new -ne 0 ]; then
+		echo "RIG-CHECK fail taint $(taint_letters $new) new after $1 (tainted=$now, was $2)"
+		rc=1
+	fi
+}
+
+# lockdep_on: lockdep is built in and still checking.  It checks until
+# its first report (or a taint that makes it unreliable) and then stays
+# off for the rest of the boot: every later locking bug would go unseen.
+lockdep_on() {
+	[ -r $LOCKDEP ] || return 0
+	grep -q 'debug_locks: *1' $LOCKDEP
+}
+
+# lockdep_check WHAT: fail WHAT if lockdep went off during it.
+lockdep_check() {
+	if [ -n "$LOCKDEP_WAS_ON" ] && ! lockdep_on; then
+		echo "RIG-CHECK fail lockdep switched itself off during $1: the report above"
+		LOCKDEP_WAS_ON=""
+		rc=1
+	fi
+}
+
+LOCKDEP_WAS_ON=""
+if [ -r $LOCKDEP ]; then
+	if lockdep_on; then
+		LOCKDEP_WAS_ON=1
+		echo "RIG-CHECK pass lockdep is on at init"
+	else
+		echo "RIG-CHECK fail lockdep was off before init: a report during the kernel's boot blinded it (Documentation/testing.rst)"
+		rc=1
+	fi
+fi
+TAINT_BOOT=$(taint)
+if [ "$TAINT_BOOT" -ne 0 ]; then
+	echo "RIG-CHECK fail taint $(taint_letters $TAINT_BOOT) before init: a report during the kernel's boot (Documentation/testing.rst)"
+	rc=1
+fi
 load_modules() {
+	t0=$(taint)
 	for m in $MODULES; do
 		if insmod "/modules/$m"; then
 			echo "RIG-CHECK pass load $m"
@@ -44,9 +111,12 @@ load_modules() {
 			return 1
 		fi
 	done
+	taint_check "loading the modules" "$t0" $TAINT_LOAD
+	lockdep_check "loading the modules"
 }
 
 unload_modules() {
+	t0=$(taint)
 	for m in $loaded; do
 		if rmmod "$(basename "$m" .ko)"; then
 			echo "RIG-CHECK pass unload $m"
@@ -55,6 +125,8 @@ unload_modules() {
 			rc=1
 		fi
 	done
+	taint_check "unloading the modules" "$t0"
+	lockdep_check "unloading the modules"
 }
 
 run_test() {
@@ -62,8 +134,12 @@ run_test() {
 	name=$(basename "$t")
 	echo "RIG-TEST-BEGIN $name"
 	t0=$(cut -d' ' -f1 /proc/uptime)
+	tt=$(taint)
 	"$t"
 	trc=$?
+	# A test may load the tree's test modules (O, E): nothing else.
+	taint_check "$name" "$tt" $TAINT_LOAD
+	lockdep_check "$name"
 	# Guest seconds: make check's budget is spent per program.
 	echo "RIG-TEST-END $name rc=$trc secs=$(awk -v a="$t0" \
 		'{ printf "%.1f", $1 - a }' /proc/uptime)"
@@ -83,8 +159,11 @@ if load_modules; then
 		;;
 	exec)
 		cd /root || true
+		tt=$(taint)
 		sh -c "$CMD"
 		rc=$?
+		taint_check "the command" "$tt" $TAINT_LOAD
+		lockdep_check "the command"
 		;;
 	shell)
 		echo "RIG: guest shell, modules loaded; 'exit' powers off"
@@ -111,6 +190,13 @@ kmemleak_scan() {
 	fi
 }
 [ -w $KMEMLEAK ] && kmemleak_scan
+
+# The dump must hold the whole boot: a log that lost its start may have
+# lost a report too (vm's log_buf_len).
+if ! dmesg | head -3 | grep -q 'Linux version'; then
+	echo "RIG-CHECK fail the kernel log overran its buffer: raise log_buf_len (vm)"
+	rc=1
+fi
 
 # Without the CPU hotplug chatter of the storms (thousands of lines): on
 # the -rt kernel under load, dumping them starved the serial port's
