@@ -357,6 +357,15 @@ TEST_F(kapi, close_racing_calls)
 	EXPECT_EQ(rounds, V("ebadf"));
 	EXPECT_EQ(rounds, V("reads_closed"));
 	EXPECT_LE(1, V("loads"));
+	/*
+	 * The race itself: the loader is inside a call when the close
+	 * comes (races_hit) in most rounds, as it is outside one only
+	 * between its load and start and at its cond_resched(); and a
+	 * load returns while the close runs (loads_closing).  Measured
+	 * (x86_64 6.1, slack 2, beside a build): 521 and 363 of 524 rounds.
+	 */
+	EXPECT_LE(rounds / 2, V("races_hit"));
+	EXPECT_LE(1, V("loads_closing"));
 	EXPECT_EQ(0, sessions("task"));
 	EXPECT_EQ(0, sessions("sys"));
 }

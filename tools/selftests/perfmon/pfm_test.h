@@ -101,6 +101,16 @@ static inline double timing_slack(void)
 	return v >= 1.0 ? v : 1.0;
 }
 
+/*
+ * Does guest time count instructions (QEMU's -icount, which the rig says
+ * with PFM_ICOUNT)?  Then nothing on the host moves what a test times:
+ * a late timer there is the guest's own doing.
+ */
+static inline bool icount_guest(void)
+{
+	return !!getenv("PFM_ICOUNT");
+}
+
 /* Is @v within @pct percent (times the timing slack) of @ref? */
 static inline bool within_pct(uint64_t v, uint64_t ref, double pct)
 {

@@ -373,12 +373,18 @@ TEST(inst_retired_exact)
 /*
  * Overflow after exactly N instructions: short of N by 1000, the counter
  * holds exactly -N + count and nothing overflowed; past N, it overflowed
- * once and restarted from its reset value, so it holds at most
- * count - N.  (How much less is QEMU's: see the file comment.)
+ * once and restarted from its reset value R, so it holds R plus what it
+ * counted after the interrupt: at most R + count - N, at least that less
+ * the skid (the count between the overflow and its interrupt).  QEMU
+ * raises INST_RETIRED's interrupt only at the next PMU access (see the
+ * file comment), pfm_stop()'s: the skid is all of count - N, measured
+ * 19999 of 19999 natively and over pfm_perf (6.1), so the bound from
+ * below is R.  R is neither 0 nor near count - N: a counter cleared
+ * instead of reset, or left counting from its wrap, is below it.
  */
 TEST(overflow_after_n)
 {
-	const uint64_t n = 500000;
+	const uint64_t n = 500000, r = 1000000;
 	uint64_t k, c, ovfl, v;
 	int fd;
 
@@ -397,17 +403,18 @@ TEST(overflow_after_n)
 	EXPECT_EQ(0, ovfl);
 	EXPECT_EQ(-n + k + 2 * ((c - k) / 2), v);
 
-	/* Past N by about 20000: one overflow, restarted from 0. */
+	/* Past N by about 20000: one overflow, restarted from R. */
 	c = n + 20000;
-	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, 0));
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, -n, r));
 	v = count_loop(fd, (c - k) / 2);
 	ASSERT_EQ(0, set_ovfl(fd, &ovfl));
 	c = k + 2 * ((c - k) / 2);
-	TH_LOG("K %llu; after the overflow %llu, skid %lld",
-	       (unsigned long long)k, (unsigned long long)v,
-	       (long long)(c - n - v));
+	TH_LOG("K %llu; after the overflow R + %lld, skid %lld",
+	       (unsigned long long)k, (long long)(v - r),
+	       (long long)(c - n - (v - r)));
 	EXPECT_EQ(1, ovfl);
-	EXPECT_GE(c - n, v);
+	EXPECT_GE(r + c - n, v);
+	EXPECT_LE(r, v);
 	close(fd);
 	EXPECT_EQ(0, quiet_cpus(false));
 }
@@ -1265,7 +1272,7 @@ TEST(sampling_cycles_default_format)
  * million instructions took 655 ms of guest time instead of 1 ms; now
  * the CPUs throttle (PFM_MSG_THROTTLE) again and again (counting
  * resumes by itself in between), the counts keep growing, and a sleeper
- * beside them wakes up within 100 ms (times the slack; printed).  No
+ * beside them wakes up on time (a median within 1 ms; printed).  No
  * unthrottled storm runs here for comparison: its 300 ms of guest time
  * took longer than the guest's 300 s timeout.
  */
@@ -1314,7 +1321,16 @@ TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
 		if (!pmu_module_is("pfm_perf"))
 			EXPECT_LE(2 * online_cpus(), s.throttles);
 		EXPECT_LT(1000, s.grown_min);
-		EXPECT_GT(100 * MS * timing_slack(), s.late_med_ns);
+		/*
+		 * Under -icount guest time is the instructions run, which
+		 * nothing on the host moves: no slack (without it, the
+		 * software PMU's bound, storm_test.c).  Measured at slack 1,
+		 * 6.1: medians of 57 us at every period natively, 62 us over
+		 * pfm_perf (3.8 ms at worst); a CPU lost in interrupts is
+		 * late by hundreds of ms.
+		 */
+		EXPECT_GT(icount_guest() ? MS : 50 * MS * timing_slack(),
+			  s.late_med_ns);
 	}
 	snprintf(buf, sizeof(buf), "%lld", rate);
 	EXPECT_EQ(0, knob_write("max_ovfl_rate", buf));

@@ -7,6 +7,7 @@
  * overflows.  The cap on sets per context (sets_per_ctx_max) and the
  * interrupts-off time of switching at that cap.
  */
+#include <limits.h>
 #include <linux/capability.h>
 #include "pfm_test.h"
 #include "kselftest_harness.h"
@@ -50,6 +51,7 @@ TEST(time_switching_durations_add_up)
 {
 	pfarg_setinfo_t si[2];
 	uint64_t t0, t1, i0, i1, sum, v;
+	double ratio;
 	int fd, i;
 
 	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
@@ -86,8 +88,21 @@ TEST(time_switching_durations_add_up)
 	 */
 	EXPECT_LE((i1 - i0) * 98 / 100, sum);
 	EXPECT_GE((t1 - t0) * 102 / 100, sum);
-	EXPECT_TRUE(within_pct(si[1].set_act_duration,
-			       2 * si[0].set_act_duration, 25.0));
+	/*
+	 * Set 1's timeout is twice set 0's: a ratio of 2, which no host
+	 * moves down to 1.  A switch that comes late lengthens the set it
+	 * ends, either set alike, so lateness pulls the ratio towards 1:
+	 * below 1.5 only when switches come 10 ms late on average, or a
+	 * host preemption of the vCPU over 100 ms lands in set 0.  An
+	 * equal split (1.0) fails at any slack.  Measured at slack 2 beside
+	 * a build: 392.4 ms against 207.1 ms, 1.90.  Above 2 only when such
+	 * a preemption lands in set 1: the timing slack widens that side.
+	 */
+	ratio = (double)si[1].set_act_duration /
+		(si[0].set_act_duration ? si[0].set_act_duration : 1);
+	TH_LOG("set 1 against set 0: %.3f", ratio);
+	EXPECT_LE(1.5, ratio);
+	EXPECT_GE(2.0 * (1 + 0.25 * timing_slack()), ratio);
 	close(fd);
 }
 
@@ -384,18 +399,27 @@ static long long irqoff_run(struct __test_metadata *_metadata,
 	return max;
 }
 
+/* Runs of irqoff_run() per set count: the least maximum is kept. */
+#define IRQOFF_RUNS	5
+
 /*
  * The longest interrupts-off section of a set switch or an overflow
  * (switch_irqoff_max_ns, kept by the kernel) with 2 sets, at the cap
- * and at 16 times the cap, after a warm-up run: a figure, printed,
- * never asserted (timing under TCG, where a preempted vCPU inflates
- * it); the test asserts only that it exists.  Nothing on those paths
- * walks the sets, so the three should be alike.
+ * and at 16 times the cap, after a warm-up run.  Nothing on those paths
+ * walks the sets, so the three are alike.  A maximum is the figure a
+ * host preemption of the vCPU inflates (guest time runs on meanwhile),
+ * so each is the least of IRQOFF_RUNS runs' maxima, and each is within
+ * IRQOFF_RATIO (times the timing slack) of the least of the three.
+ * Measured at slack 2 beside a build (x86_64, 6.1): maxima of one run
+ * from 0.21 to 7.9 ms for each count of sets; least of 3: 0.22, 1.89
+ * and 0.21 ms for 2, 64 and 1024 sets (9.0 times the least).
  */
+#define IRQOFF_RATIO	8
+
 TEST(switch_irqoff_at_cap)
 {
-	long long cap = knob_read("sets_per_ctx_max"), max;
-	unsigned int n[3], i;
+	long long cap = knob_read("sets_per_ctx_max"), max, best[3], least;
+	unsigned int n[3], i, j;
 	uint64_t runs, burn;
 
 	if (getuid() != 0)
@@ -413,14 +437,27 @@ TEST(switch_irqoff_at_cap)
 	 */
 	burn = 100 * MS + n[2] * 500000ull;
 	EXPECT_LT(0, irqoff_run(_metadata, n[0], 100 * MS, &runs));
+	least = LLONG_MAX;
 	for (i = 0; i < 3; i++) {
-		max = irqoff_run(_metadata, n[i], burn, &runs);
-		EXPECT_LT(0, max) {
-			TH_LOG("%u sets: step %lld failed", n[i], max);
+		best[i] = LLONG_MAX;
+		for (j = 0; j < IRQOFF_RUNS; j++) {
+			max = irqoff_run(_metadata, n[i], burn, &runs);
+			EXPECT_LT(0, max) {
+				TH_LOG("%u sets: step %lld failed", n[i], max);
+			}
+			ksft_print_msg("switch_irqoff_max_ns: %lld ns, %u sets, %llu switches\n",
+				       max, n[i], (unsigned long long)runs);
+			EXPECT_LT(0, runs);
+			if (max > 0 && max < best[i])
+				best[i] = max;
 		}
-		ksft_print_msg("switch_irqoff_max_ns: %lld ns with %u sets (%llu switches)\n",
-			       max, n[i], (unsigned long long)runs);
-		EXPECT_LT(0, runs);
+		least = best[i] < least ? best[i] : least;
+	}
+	/* A host preemption of the vCPU moves a maximum up: the slack. */
+	for (i = 0; i < 3; i++) {
+		TH_LOG("%u sets: %lld ns, %.2f times the least", n[i],
+		       best[i], (double)best[i] / least);
+		EXPECT_GE(IRQOFF_RATIO * timing_slack() * least, best[i]);
 	}
 	EXPECT_EQ(0, knob_write_num("sets_per_ctx_max", cap));
 }

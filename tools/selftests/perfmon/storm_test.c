@@ -1749,11 +1749,21 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
  * HZ 250): the mechanism is what this tests; pmuv3_test's storm meets
  * the default rate.  The CPUs throttle (PFM_MSG_THROTTLE), the counts
  * keep growing (counting resumes by itself), and a sleeper beside them
- * wakes up on time.  The bound on its median lateness is loose (100 ms,
- * times the timing slack): it tells a throttled storm from a CPU lost in
- * interrupts; the figures are printed, with those of unthrottled
+ * wakes up on time.  The figures are printed, with those of unthrottled
  * storms (max_ovfl_rate 0: no PFM_MSG_THROTTLE) beside.
+ *
+ * Measured in two runs at slack 2, the host busy with a build beside
+ * the guest: medians of 2.2 to 13.2 ms throttled, 7.0 to 14.9 ms
+ * unthrottled (in CI 0.5 to 3 ms), and 56 ms on arm64 with three
+ * guests and a build on the host's two cores; counts grew by 32 to 74
+ * periods of system calls, 40 to 105 ms of task clock.  Bounds: a
+ * median under 50 ms (times the slack: the host's preemption of the
+ * vCPU makes wake-ups late), which a CPU lost in interrupts (hundreds
+ * of ms) fails; and 10 periods of growth: at 250 a second, a throttled
+ * context resumes each other tick (37 times in 300 ms), one that never
+ * resumed counts the one or two periods before its first throttle.
  */
+#define STORM_LATE_MED_NS	(50 * MS)
 TEST(ovfl_storm_throttled)
 {
 	static const uint64_t periods[] = { 1, 2, 4, 8, 16 };
@@ -1790,14 +1800,24 @@ TEST(ovfl_storm_throttled)
 		 * period 1 in 300 ms on the arm64 guest).
 		 */
 		EXPECT_LE(2 * online_cpus(), s.throttles);
-		EXPECT_LE(2 * periods[i], s.grown_min);
-		EXPECT_GT(100 * MS * timing_slack(), s.late_med_ns);
+		EXPECT_LE(10 * periods[i], s.grown_min);
+		/*
+		 * The sleeper's wake-up is late by what the host takes from
+		 * the guest's one QEMU thread (both vCPUs): the slack.
+		 */
+		EXPECT_GT(STORM_LATE_MED_NS * timing_slack(), s.late_med_ns);
 		storm_run(&clk, periods[i], &s);
 		STORM_LOG("task clock (ns)", periods[i], &s);
 		EXPECT_EQ(0, s.failed);
 		EXPECT_LE(2 * online_cpus(), s.throttles);
+		/*
+		 * Counting resumes on a timer a tick after each throttle:
+		 * a vCPU the host (or the other vCPU, on the same QEMU
+		 * thread) holds up fires it late, and less is counted
+		 * (the slack).
+		 */
 		EXPECT_LT(10 * MS / timing_slack(), s.grown_min);
-		EXPECT_GT(100 * MS * timing_slack(), s.late_med_ns);
+		EXPECT_GT(STORM_LATE_MED_NS * timing_slack(), s.late_med_ns);
 	}
 	snprintf(buf, sizeof(buf), "%lld", rate);
 	EXPECT_EQ(0, knob_write("max_ovfl_rate", buf));
