@@ -302,7 +302,8 @@ static void pfm_hook_resync_fn(struct callback_head *cb)
 		return;
 	if (!(current->flags & PF_EXITING))
 		pfm_vpmu_sync(ctx);
-	pfm_ctx_put(ctx);
+	/* A task work: the last put's module_put() must not run here. */
+	pfm_ctx_put_async(ctx);
 }
 
 /*

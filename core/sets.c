@@ -349,7 +349,13 @@ int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 	for (i = 0; i < count; i++) {
 		r = &req[i];
 		set = pfm_find_set(ctx, r->set_id);
-		if (r->set_reserved1 || (r->set_flags & ~PFM_REG_RETFL_MASK) ||
+		/*
+		 * Of the fields it writes, v2.8 reads only set_id: an entry
+		 * that still holds an earlier call's answer (set_flags
+		 * among them) is asked again as it is.  The reserved fields
+		 * are never written, so they must still be zero.
+		 */
+		if (r->set_reserved1 ||
 		    memchr_inv(r->set_reserved3, 0, sizeof(r->set_reserved3))) {
 			r->set_flags = PFM_REG_RETFL_EFLAGS;
 			ret = -EINVAL;

@@ -551,6 +551,7 @@ struct pfm_user_page {
 #define PFM_GET_DRV_CONFIG	_IOW(PFM_IOC_MAGIC, 0x0e, struct pfarg_array)
 #define PFM_GET_PMU_INFO	_IOR(PFM_IOC_MAGIC, 0x10, struct pfarg_pmu_info)
 #define PFM_GET_REG_INFO	_IOW(PFM_IOC_MAGIC, 0x11, struct pfarg_array)
+/* _IOW: the structure is only read; the values go out through rv_values. */
 #define PFM_READ_VALUES		_IOW(PFM_IOC_MAGIC, 0x12, struct pfarg_read_values)
 
 #endif /* _UAPI_LINUX_PERFMON_H */

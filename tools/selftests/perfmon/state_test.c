@@ -358,6 +358,10 @@ TEST_F(unloaded, evtset_create_modify_delete)
 	EXPECT_EQ(sd.set_timeout, si.set_timeout);
 	EXPECT_EQ(0xfull, si.set_avail_pmcs[0]);
 	EXPECT_EQ(0xfull, si.set_avail_pmds[0]);
+	/* v2.8 reads set_id alone: the same entry, answer and all, again. */
+	ASSERT_EQ(0, pfm_array(self->fd, PFM_GETINFO_EVTSETS, &si, 1));
+	EXPECT_EQ(PFM_SETFL_TIME_SWITCH, si.set_flags);
+	EXPECT_EQ(sd.set_timeout, si.set_timeout);
 	/* Creating an existing set changes it. */
 	sd.set_flags = 0;
 	ASSERT_EQ(0, pfm_array(self->fd, PFM_CREATE_EVTSETS, &sd, 1));
