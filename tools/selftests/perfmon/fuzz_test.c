@@ -2103,12 +2103,18 @@ TEST_F_TIMEOUT(fuzz, random_calls, 6300)
 	/*
 	 * The run fuzzed: the calls the time cap allows at FZ_RATE_MIN a
 	 * second (or all those asked for), and every kind of call tried
-	 * and, now and then, let through.
+	 * and, now and then, let through.  But read(): it succeeds only
+	 * on a queued message, which a random run need not make (arm64
+	 * 6.12: 6,243 calls, no overflow or end message, 256 reads), so a
+	 * read is only required to have been tried.
 	 */
 	min = conf.seconds * FZ_RATE_MIN / timing_slack();
 	EXPECT_LE(min < conf.calls ? min : conf.calls,
 		  atomic_load(&sh->calls));
+	EXPECT_LT(0, atomic_load(&sh->tried[K_READ]));
 	for (k = 0; k < FZ_NKINDS; k++) {
+		if (k == K_READ)
+			continue;
 		EXPECT_LT(0, atomic_load(&sh->ok[k])) {
 			TH_LOG("%s: %lu calls, none succeeded", kind_name[k],
 			       atomic_load(&sh->tried[k]));
