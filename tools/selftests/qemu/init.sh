@@ -84,6 +84,12 @@ lockdep_check() {
 	fi
 }
 
+# step_check WHAT BEFORE [ALLOWED]: after each step of the run, both.
+step_check() {
+	taint_check "$@"
+	lockdep_check "$1"
+}
+
 LOCKDEP_WAS_ON=""
 if [ -r $LOCKDEP ]; then
 	if lockdep_on; then
@@ -111,8 +117,7 @@ load_modules() {
 			return 1
 		fi
 	done
-	taint_check "loading the modules" "$t0" $TAINT_LOAD
-	lockdep_check "loading the modules"
+	step_check "loading the modules" "$t0" $TAINT_LOAD
 }
 
 unload_modules() {
@@ -125,8 +130,7 @@ unload_modules() {
 			rc=1
 		fi
 	done
-	taint_check "unloading the modules" "$t0"
-	lockdep_check "unloading the modules"
+	step_check "unloading the modules" "$t0"
 }
 
 run_test() {
@@ -138,8 +142,7 @@ run_test() {
 	"$t"
 	trc=$?
 	# A test may load the tree's test modules (O, E): nothing else.
-	taint_check "$name" "$tt" $TAINT_LOAD
-	lockdep_check "$name"
+	step_check "$name" "$tt" $TAINT_LOAD
 	# Guest seconds: make check's budget is spent per program.
 	echo "RIG-TEST-END $name rc=$trc secs=$(awk -v a="$t0" \
 		'{ printf "%.1f", $1 - a }' /proc/uptime)"
@@ -162,8 +165,7 @@ if load_modules; then
 		tt=$(taint)
 		sh -c "$CMD"
 		rc=$?
-		taint_check "the command" "$tt" $TAINT_LOAD
-		lockdep_check "the command"
+		step_check "the command" "$tt" $TAINT_LOAD
 		;;
 	shell)
 		echo "RIG: guest shell, modules loaded; 'exit' powers off"
