@@ -16,7 +16,12 @@
  * Scenarios, on the software PMU (pfm_soft: PMC event 1 task-clock, 2
  * cpu-clock; a period P is written as -P):
  *   system    system-wide on CPU 0, cpu-clock, 50 ms busy: count, elapsed
- *   thread    per-thread on itself, task-clock, 50 ms busy: count, elapsed
+ *   thread    per-thread on itself, task-clock, 50 ms busy, giving the CPU
+ *             to whoever else wants it whenever the scheduler asks:
+ *             count, elapsed, runtime (the thread's own CPU time taken
+ *             around start and stop) and switches (the times it left
+ *             the CPU meanwhile; the test shares CPU 0 with a spinning
+ *             thread, so count < elapsed)
  *   ring      per-thread on itself, ring of one data page, task-clock
  *             period 100 us (overflows counted by PMD0's set-switch
  *             countdown), a lagging reader that drains the ring once it
@@ -56,6 +61,7 @@
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -218,6 +224,39 @@ static void kt_busy(u64 ns)
 		cpu_relax();
 }
 
+/*
+ * Spin for @ns of wall time, letting the scheduler run others: on a
+ * kernel without full preemption, only cond_resched() lets them in.
+ */
+static void kt_busy_shared(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns;
+
+	while (ktime_get_ns() < end)
+		cond_resched();
+}
+
+/*
+ * The thread's CPU time now, as task_sched_runtime() (not exported)
+ * computes it: what the scheduler added up to its last update, plus
+ * the time since, both on the run queue's clock, which is local_clock()
+ * on kernels without IRQ_TIME_ACCOUNTING (Debian's and ours).  With
+ * interrupts off, no tick updates the two fields between the reads.
+ */
+static u64 kt_runtime_now(void)
+{
+	const struct sched_entity *se = &current->se;
+	unsigned long flags;
+	u64 sum, start, now;
+
+	local_irq_save(flags);
+	sum = se->sum_exec_runtime;
+	start = se->exec_start;
+	now = local_clock();
+	local_irq_restore(flags);
+	return now > start ? sum + (now - start) : sum;
+}
+
 static void kt_pmc(struct pfarg_pmc *pc, u16 num, u64 event)
 {
 	memset(pc, 0, sizeof(*pc));
@@ -281,15 +320,17 @@ static int kt_read_pmd(struct kt_run *r, struct pfmk_ctx *desc, u16 num,
 
 /*
  * "system" and "thread": count @event for 50 ms of busy loop, elapsed
- * time taken around start and stop.
+ * time taken around start and stop; @shared: give way to other tasks,
+ * and take the thread's CPU time around start and stop too.
  */
-static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target)
+static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target,
+		    bool shared)
 {
 	struct pfarg_start start = {};
 	struct pfmk_ctx *desc = NULL;
 	struct pfarg_pmd pd;
 	DECLARE_COMPLETION_ONSTACK(c);
-	u64 t0, t1, value;
+	u64 t0, t1, rt0 = 0, rt1 = 0, sw0 = 0, value;
 	int ret;
 
 	kt_pmd(&pd, 0, 0, 0);
@@ -297,19 +338,28 @@ static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target)
 		       target);
 	if (ret)
 		goto close_ctx;
+	if (shared) {
+		sw0 = current->nvcsw + current->nivcsw;
+		rt0 = kt_runtime_now();
+	}
 	t0 = ktime_get_ns();
 	ret = pfmk_start(desc, &start);
 	if (ret) {
 		kt_fail(r, "start", ret);
 		goto close_ctx;
 	}
-	kt_busy(KT_COUNT_NS);
+	if (shared)
+		kt_busy_shared(KT_COUNT_NS);
+	else
+		kt_busy(KT_COUNT_NS);
 	ret = pfmk_stop(desc);
 	t1 = ktime_get_ns();
 	if (ret) {
 		kt_fail(r, "stop", ret);
 		goto close_ctx;
 	}
+	if (shared)
+		rt1 = kt_runtime_now();
 	ret = kt_read_pmd(r, desc, 0, &pd);
 	if (ret)
 		goto close_ctx;
@@ -321,6 +371,9 @@ static int kt_count(struct kt_run *r, u32 flags, u64 event, u32 target)
 	}
 	kt_put(r, "cpu=%d\ncount=%llu\nvalue=%llu\nelapsed=%llu\n",
 	       raw_smp_processor_id(), pd.reg_value, value, t1 - t0);
+	if (shared)
+		kt_put(r, "runtime=%llu\nswitches=%llu\n", rt1 - rt0,
+		       current->nvcsw + current->nivcsw - sw0);
 close_ctx:
 	if (desc)
 		kt_close(r, desc);
@@ -329,12 +382,12 @@ close_ctx:
 
 static int kt_system(struct kt_run *r)
 {
-	return kt_count(r, PFM_FL_SYSTEM_WIDE, KT_EV_CPU_CLOCK, KT_CPU);
+	return kt_count(r, PFM_FL_SYSTEM_WIDE, KT_EV_CPU_CLOCK, KT_CPU, false);
 }
 
 static int kt_thread(struct kt_run *r)
 {
-	return kt_count(r, 0, KT_EV_TASK_CLOCK, task_pid_nr(current));
+	return kt_count(r, 0, KT_EV_TASK_CLOCK, task_pid_nr(current), true);
 }
 
 /* pfmk_copy_fn: gather the chunks in order. */
