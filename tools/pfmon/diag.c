@@ -51,6 +51,7 @@ void pfmon_explain_no_pmu(void)
 	pfmon_err("perfmon has no PMU description registered");
 	fprintf(stderr,
 		"  load the one for this CPU: modprobe %s\n"
+		"  or, with the kernel's perf driver in place: modprobe pfm_perf\n"
 		"  or, without a usable PMU (virtual machines): modprobe pfm_soft\n",
 		is_arm64() ? "pfm_pmuv3" : "pfm_intel_arch (Intel) or pfm_amd64 (AMD)");
 	explain_owner();

@@ -793,6 +793,24 @@ static inline char *pmu_desc_str(const char *file)
 	return buf;
 }
 
+/*
+ * The module of the registered PMU description (pfm_soft, pfm_perf...)
+ * and its file in the rig's /modules/, for tests that unload it and
+ * load it again (none of the descriptions takes a parameter there).
+ */
+struct pmu_mod {
+	char name[32];
+	char ko[64];
+};
+
+/* Fill @m; false without root, a description, or its module's file. */
+static inline bool pmu_mod_get(struct pmu_mod *m)
+{
+	snprintf(m->name, sizeof(m->name), "%s", pmu_desc_str("module"));
+	snprintf(m->ko, sizeof(m->ko), "/modules/%s.ko", m->name);
+	return getuid() == 0 && m->name[0] && !access(m->ko, R_OK);
+}
+
 /* The count of perf counter @fd; ~0 when perf could not schedule it (EOF). */
 static inline uint64_t perf_count(int fd)
 {

@@ -34,7 +34,6 @@
 
 #define EV_INST_RETIRED	0x08
 #define EXCL_EL1	0x80000000ull	/* PMEVTYPER P bit: not at EL1 */
-#define SOFT_KO		"/modules/pfm_soft.ko"
 #define MAX_LINES	64
 
 /**
@@ -1747,44 +1746,43 @@ TEST(list_names_events)
 }
 
 /*
- * soft: without a PMU description, pfmon says so and names the module
- * to load.  pfm_soft is back before anything is checked.
+ * soft: without a PMU description, pfmon says so and names the modules
+ * to load.  The description's module (pfm_soft, or pfm_perf over perf)
+ * is back before anything is checked.
  */
 TEST(no_pmu_description_explained)
 {
-	const char *why;
 	struct run r = { }, un = { }, in = { };
-	char model[32] = "";
-	int fd;
-	ssize_t n;
+	char model[32] = "", cmd[96];
+	struct pmu_mod pm;
+	const char *why;
 
 	why = cannot_run("soft");
 	if (why)
 		SKIP(return, "%s", why);
-	if (getuid() != 0 || access(SOFT_KO, R_OK))
-		SKIP(return, "needs root and " SOFT_KO);
-	run_sh(&un, "rmmod pfm_soft");
+	if (!pmu_mod_get(&pm))
+		SKIP(return, "needs root and the description's module in /modules/");
+	snprintf(cmd, sizeof(cmd), "rmmod %s", pm.name);
+	run_sh(&un, cmd);
 	if (!un.status)
 		run_sh(&r, "pfmon list");
 	/* Back, whatever happened (a failed rmmod left it in). */
-	if (!pmu_is("soft"))
-		run_sh(&in, "insmod " SOFT_KO);
-	fd = open("/sys/kernel/perfmon/pmu_desc/model", O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, model, sizeof(model) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n > 0)
-		model[strcspn(model, "\n")] = '\0';
+	if (!pmu_is("soft")) {
+		snprintf(cmd, sizeof(cmd), "insmod %s", pm.ko);
+		run_sh(&in, cmd);
+	}
+	snprintf(model, sizeof(model), "%s", pmu_desc_str("model"));
 
 	ASSERT_EQ(0, un.status) TH_LOG("rmmod: %s", un.err);
 	ASSERT_STREQ("soft", model)
 		TH_LOG("insmod: exit %d, %s", in.status, in.err ? in.err : "");
-	ASSERT_TRUE(pmu_is("soft"));
+	ASSERT_STREQ(pm.name, pmu_desc_str("module"));
 	TH_LOG("pfmon list without a description: exit %d, %s", r.status,
 	       r.err);
 	EXPECT_EQ(1, r.status);
 	EXPECT_TRUE(has(r.err, "no PMU description"));
-	EXPECT_TRUE(has(r.err, "pfm_soft"));
+	EXPECT_TRUE(has(r.err, "modprobe pfm_soft"));
+	EXPECT_TRUE(has(r.err, "modprobe pfm_perf"));
 	run_free(&r);
 	run_free(&un);
 	run_free(&in);

@@ -935,8 +935,11 @@ TEST_F_TIMEOUT(storm, cpu_hotplug_storm, STORM_TIMEOUT)
 /* 5. module_unload_attempts                                           */
 /* ------------------------------------------------------------------ */
 
+/* The description's module, pfm_soft or pfm_perf (pmu_mod_get()). */
+static char pfm_desc_mod[32] = "pfm_soft";
+
 static const char * const pfm_mods[] = {
-	"pfm_soft", "pfm_ring_smpl", "pfm_dfl_smpl", "perfmon",
+	pfm_desc_mod, "pfm_ring_smpl", "pfm_dfl_smpl", "perfmon",
 };
 
 /*
@@ -1016,14 +1019,16 @@ TEST_F_TIMEOUT(storm, module_unload_attempts, STORM_TIMEOUT)
 	struct pfm_ring_smpl_arg ring = { .data_pages = 1 };
 	long long refcnt = perfmon_refcnt();
 	int fd, fd2, bad = 0, ret;
+	struct pmu_mod pm;
 	void *map;
 
-	if (getuid() != 0 || access(MODDIR "pfm_soft.ko", R_OK) ||
+	if (!pmu_mod_get(&pm) ||
 	    access(MODDIR "pfm_ring_smpl.ko", R_OK) ||
 	    access(MODDIR "pfm_dfl_smpl.ko", R_OK))
 		SKIP(return, "needs root and the rig's " MODDIR);
 	if (!pmu_is("soft"))
 		SKIP(return, "counts the software PMU's events");
+	snprintf(pfm_desc_mod, sizeof(pfm_desc_mod), "%s", pm.name);
 
 	/* (a) a created context with the default format. */
 	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &dfl, sizeof(dfl));
@@ -1070,11 +1075,11 @@ TEST_F_TIMEOUT(storm, module_unload_attempts, STORM_TIMEOUT)
 	/* All closed: the description and formats go and come back. */
 	EXPECT_EQ(0, module_unload("pfm_ring_smpl"));
 	EXPECT_EQ(0, module_unload("pfm_dfl_smpl"));
-	EXPECT_EQ(0, module_unload("pfm_soft"));
+	EXPECT_EQ(0, module_unload(pm.name));
 	fd2 = pfm_open();
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-ENODEV, pfm_create(fd2, 0));
-	ASSERT_EQ(0, module_load(MODDIR "pfm_soft.ko", ""));
+	ASSERT_EQ(0, module_load(pm.ko, ""));
 	EXPECT_EQ(-ENOENT, pfm_fmt_ctx(0, PFM_RING_SMPL_NAME, &ring,
 				       sizeof(ring)));
 	ASSERT_EQ(0, module_load(MODDIR "pfm_dfl_smpl.ko", ""));
