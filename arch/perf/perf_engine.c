@@ -34,6 +34,9 @@
  * Locking: pfp_ctx.lock (raw, interrupts off) guards the software state
  * the register ops and sync share; it nests inside the core's context
  * lock.  pfp_ctx.mutex serializes perf calls on the context's counters.
+ * A counter leaves the list under both, and leaves the PMDs in the same
+ * hold of the lock; it is freed after a grace period, as perf frees the
+ * event whose overflow handler may still be running it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,6 +47,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
@@ -69,6 +73,7 @@ struct pfp_ctx;
  * @keep: wanted by the sets as the last sync saw them
  * @active: wanted by the active set as the last sync saw it
  * @enabled: enabled in perf (pfp_ctx.mutex)
+ * @rcu: its free waits for perf's handlers that may still run it
  */
 struct pfp_ev {
 	struct list_head node;
@@ -80,6 +85,7 @@ struct pfp_ev {
 	bool keep;
 	bool active;
 	bool enabled;
+	struct rcu_head rcu;
 };
 
 /**
@@ -112,6 +118,7 @@ struct pfp_ctr {
  * @ovfl_busy: @ovfl_regs is taken
  * @ovfl_regs: the registers of that overflow
  * @cfg: the driver settings the counters were made for (@mutex)
+ * @free_rwork: the free, after perf's handlers that may still run
  */
 struct pfp_ctx {
 	raw_spinlock_t lock;
@@ -127,9 +134,12 @@ struct pfp_ctx {
 	unsigned long ovfl_busy;
 	struct pt_regs ovfl_regs;
 	u64 cfg[PFM_MAX_DRV_CFG];
+	struct rcu_work free_rwork;
 };
 
 static struct pfm_pmu_config pfp_pmu;
+/* The contexts' frees, drained at the module's exit. */
+static struct workqueue_struct *pfp_wq;
 /* The PMC that controls each PMD (pfp_map_pmc()); U16_MAX: none. */
 static u16 pfp_pmc_of[PFP_MAX_CTRS];
 /* One past the last PMD each PMC controls (0: none). */
@@ -501,16 +511,38 @@ static void pfp_apply_irq_work(struct irq_work *iw)
 	schedule_work(&container_of(iw, struct pfp_ctx, apply_iw)->apply_work);
 }
 
-/* Release @ev, which no PMD of the live set uses. */
-static void pfp_ev_free(struct pfp_ctx *pc, struct pfp_ev *ev)
+/*
+ * Release @ev, unlinked from its context.  perf's overflow handler may
+ * still be running it on another CPU (a tracepoint's, interrupted by
+ * the removal's IPI, goes on after it): perf frees its event after a
+ * grace period, and @ev, the handler's context, goes with it.
+ */
+static void pfp_ev_release(struct pfp_ev *ev)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&pc->lock, flags);
-	list_del(&ev->node);
-	raw_spin_unlock_irqrestore(&pc->lock, flags);
 	perf_event_release_kernel(ev->pe);
-	kfree(ev);
+	kfree_rcu(ev, rcu);
+}
+
+/*
+ * Unbind @ev from the live set's PMDs, keeping what it counted when
+ * @fold, and unlink it, in one hold of the lock: the live CPU's register
+ * ops bind only counters they find in the list (pfp_bind()), so none
+ * can bind @ev again between the two.
+ */
+static void pfp_ev_unlink(struct pfp_ctx *pc, struct pfp_ev *ev, bool fold)
+	__must_hold(&pc->lock)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&pc->lock);
+	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+		if (pc->ctr[i].ev != ev)
+			continue;
+		if (fold)
+			pfp_fold(pc, &pc->ctr[i]);
+		pc->ctr[i].ev = NULL;
+	}
+	list_del(&ev->node);
 }
 
 /* Release every counter: the context has another target, or none. */
@@ -518,15 +550,17 @@ static void pfp_release_all(struct pfp_ctx *pc)
 {
 	struct pfp_ev *ev, *tmp;
 	unsigned long flags;
+	LIST_HEAD(dead);
 	unsigned int i;
 
 	lockdep_assert_held(&pc->mutex);
 	raw_spin_lock_irqsave(&pc->lock, flags);
 	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		pc->ctr[i].ev = NULL;
+	list_splice_init(&pc->evs, &dead);
 	raw_spin_unlock_irqrestore(&pc->lock, flags);
-	list_for_each_entry_safe(ev, tmp, &pc->evs, node)
-		pfp_ev_free(pc, ev);
+	list_for_each_entry_safe(ev, tmp, &dead, node)
+		pfp_ev_release(ev);
 	if (pc->task)
 		put_task_struct(pc->task);
 	pc->task = NULL;
@@ -616,19 +650,27 @@ static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 	return created;
 }
 
-/* Release the counters no set wants and the live set does not use. */
+/*
+ * Release the counters no set wants and the live set does not use: the
+ * test and the unlink in one hold of the lock, as pfp_ev_unlink().
+ */
 static void pfp_reap(struct pfp_ctx *pc)
 {
 	struct pfp_ev *ev, *tmp;
 	unsigned long flags;
-	bool bound;
+	bool idle;
 
+	lockdep_assert_held(&pc->mutex);
 	list_for_each_entry_safe(ev, tmp, &pc->evs, node) {
+		if (ev->keep)
+			continue;
 		raw_spin_lock_irqsave(&pc->lock, flags);
-		bound = pfp_bound(pc, ev);
+		idle = !pfp_bound(pc, ev);
+		if (idle)
+			list_del(&ev->node);
 		raw_spin_unlock_irqrestore(&pc->lock, flags);
-		if (!ev->keep && !bound)
-			pfp_ev_free(pc, ev);
+		if (idle)
+			pfp_ev_release(ev);
 	}
 }
 
@@ -636,17 +678,12 @@ static void pfp_reap(struct pfp_ctx *pc)
 static void pfp_ev_drop(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
 	unsigned long flags;
-	unsigned int i;
 
+	lockdep_assert_held(&pc->mutex);
 	raw_spin_lock_irqsave(&pc->lock, flags);
-	for (i = 0; i < pfp_pmu.max_pmd; i++) {
-		if (pc->ctr[i].ev != ev)
-			continue;
-		pfp_fold(pc, &pc->ctr[i]);
-		pc->ctr[i].ev = NULL;
-	}
+	pfp_ev_unlink(pc, ev, true);
 	raw_spin_unlock_irqrestore(&pc->lock, flags);
-	pfp_ev_free(pc, ev);
+	pfp_ev_release(ev);
 }
 
 /*
@@ -741,7 +778,27 @@ static void *pfp_ctx_alloc(struct pfm_pmu_config *pmu)
 	return pc;
 }
 
-/* The context is not live anywhere: nothing queues the works again. */
+/*
+ * After a grace period from the release of the last counter: no handler
+ * of perf's runs one any more, and the report one may have queued is
+ * the last.
+ */
+static void pfp_ctx_free_rcu(struct work_struct *work)
+{
+	struct pfp_ctx *pc = container_of(to_rcu_work(work), struct pfp_ctx,
+					  free_rwork);
+
+	irq_work_sync(&pc->ovfl_iw);
+	mutex_destroy(&pc->mutex);
+	kfree(pc);
+}
+
+/*
+ * The context is not live anywhere: nothing queues the set switch's
+ * works again.  An overflow handler may still be running a released
+ * counter on another CPU and queue a report: the rest waits for a grace
+ * period (pfp_ctx_free_rcu()).
+ */
 static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
 {
 	struct pfp_ctx *pc = priv;
@@ -751,9 +808,8 @@ static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
 	mutex_lock(&pc->mutex);
 	pfp_release_all(pc);
 	mutex_unlock(&pc->mutex);
-	irq_work_sync(&pc->ovfl_iw);
-	mutex_destroy(&pc->mutex);
-	kfree(pc);
+	INIT_RCU_WORK(&pc->free_rwork, pfp_ctx_free_rcu);
+	queue_rcu_work(pfp_wq, &pc->free_rwork);
 }
 
 static struct pfm_pmu_config pfp_pmu = {
@@ -804,20 +860,29 @@ int pfp_init(void)
 		return -EINVAL;
 	}
 	pfp_map_controls();
+	pfp_wq = alloc_workqueue("pfm_perf", 0, 0);
+	if (!pfp_wq)
+		return -ENOMEM;
 	ret = pfm_pmu_register(&pfp_pmu);
-	if (!ret)
-		pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name,
-			pfp_pmu.num_pmds);
-	return ret;
+	if (ret) {
+		destroy_workqueue(pfp_wq);
+		return ret;
+	}
+	pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name,
+		pfp_pmu.num_pmds);
+	return 0;
 }
 
 /**
  * pfp_exit() - unregister pfm_perf's description
  *
  * Context: module exit: no context holds the module any more, so every
- * counter is released.
+ * counter is released; the frees waiting for a grace period are done
+ * before the module's code goes.
  */
 void pfp_exit(void)
 {
 	pfm_pmu_unregister(&pfp_pmu);
+	rcu_barrier();
+	destroy_workqueue(pfp_wq);
 }
