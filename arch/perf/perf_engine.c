@@ -192,8 +192,9 @@ static u64 pfp_left(const struct pfp_ctr *c)
 }
 
 /*
- * Sample at the first wrap of the PMDs @c's counter backs (one, or
- * several for a software event: pfp_find()).  Where the counter runs,
+ * Sample after @left events of @c's counter (pfp_arm(): at the first
+ * wrap of the PMDs it backs, one, or several for a software event:
+ * pfp_find(); S64_MAX: never).  Where the counter runs,
  * it is stopped and started around the change so that perf reloads it
  * now, as KVM does; not while perf throttles it (hw.interrupts at
  * perf's MAX_INTERRUPTS, ~0, kernel/events/core.c): perf starts it
@@ -201,18 +202,12 @@ static u64 pfp_left(const struct pfp_ctr *c)
  * period is its last_period too: perf_swevent_set_period() starts the
  * next one from it.
  */
-static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
+static void pfp_period(struct pfp_ctr *c, u64 left)
 {
 	struct perf_event *pe = c->ev->pe;
-	u64 left = pfp_left(c);
 	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
 		    pe->hw.interrupts != ~0ULL;
-	unsigned int i;
 
-	if (c->ev->soft)
-		for (i = 0; i < pfp_pmu.max_pmd; i++)
-			if (pc->ctr[i].ev == c->ev)
-				left = min(left, pfp_left(&pc->ctr[i]));
 	if (here)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
 	pe->attr.sample_period = left;
@@ -226,6 +221,29 @@ static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 	if (here)
 		pe->pmu->start(pe, PERF_EF_RELOAD);
 	c->snap = pfp_count(pe);
+}
+
+/*
+ * Sample at the first wrap of the PMDs @c's counter backs while the
+ * context counts; never while it does not (stopped, masked, throttled,
+ * switched out): a PMD write or a bind then, or perf's own reload after
+ * an overflow, must not have a throttled context's counters go on
+ * interrupting at their short period.
+ */
+static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
+{
+	u64 left = pfp_left(c);
+	unsigned int i;
+
+	if (!pc->running) {
+		pfp_period(c, S64_MAX);
+		return;
+	}
+	if (c->ev->soft)
+		for (i = 0; i < pfp_pmu.max_pmd; i++)
+			if (pc->ctr[i].ev == c->ev)
+				left = min(left, pfp_left(&pc->ctr[i]));
+	pfp_period(c, left);
 }
 
 /*
@@ -329,13 +347,18 @@ static void pfp_start(struct pfm_pmu_config *pmu)
 	if (!pc)
 		return;
 	raw_spin_lock(&pc->lock);
+	pc->running = true;
 	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		if (pc->ctr[i].ev)
 			pfp_arm(pc, &pc->ctr[i]);
-	pc->running = true;
 	raw_spin_unlock(&pc->lock);
 }
 
+/*
+ * Counting stops (a stop, a mask, a throttle, a switch out): what the
+ * counters count meanwhile is dropped at the next start, and they do
+ * not overflow meanwhile (pfp_arm()).
+ */
 static void pfp_stop(struct pfm_pmu_config *pmu)
 {
 	struct pfp_ctx *pc = pfp_live();
@@ -347,6 +370,9 @@ static void pfp_stop(struct pfm_pmu_config *pmu)
 	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		pfp_fold(pc, &pc->ctr[i]);
 	pc->running = false;
+	for (i = 0; i < pfp_pmu.max_pmd; i++)
+		if (pc->ctr[i].ev)
+			pfp_arm(pc, &pc->ctr[i]);
 	raw_spin_unlock(&pc->lock);
 }
 
@@ -366,7 +392,8 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 		return;		/* not live here: the PMD holds at its top */
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+	/* A report queued before a stop: the counters stay disarmed. */
+	for (i = 0; pc->running && i < pfp_pmu.max_pmd; i++) {
 		c = &pc->ctr[i];
 		if (!c->ev)
 			continue;

@@ -1769,6 +1769,59 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
  * resumed counts the one or two periods before its first throttle.
  */
 #define STORM_LATE_MED_NS	(50 * MS)
+
+/* IRQ work interrupts so far, all CPUs (/proc/interrupts); -1: none. */
+static long long irq_works(void)
+{
+	char line[1024], *p, *end;
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "IRQ work interrupts"))
+			continue;
+		p = strchr(line, ':');
+		for (sum = 0; p; p = end) {
+			long long v = strtoll(p + 1, &end, 10);
+
+			if (end == p + 1)
+				break;
+			sum += v;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * A throttled context must not go on taking overflows it does not
+ * count: over pfm_perf, a system call's overflow (a tracepoint's) is
+ * reported from an IRQ work, so their number bounds the overflows:
+ * four times the rate allowed, over the storm's CPUs and time.
+ * Unthrottled, the same storm takes thousands.
+ */
+static void storm_irq_works_bounded(struct __test_metadata *_metadata,
+				    const struct storm_cfg *c,
+				    long long rate)
+{
+	long long before = irq_works(), n, most;
+	struct storm_seen s;
+
+	if (before < 0) {
+		TH_LOG("no IRQ work count in /proc/interrupts: not checked");
+		return;
+	}
+	storm_run(c, 1, &s);
+	n = irq_works() - before;
+	most = 4 * rate * online_cpus() * c->ms / 1000;
+	TH_LOG("system calls, period 1, throttled: %lld IRQ works (at most %lld), %u throttles",
+	       n, most, s.throttles);
+	EXPECT_GE(most, n);
+}
+
 TEST(ovfl_storm_throttled)
 {
 	static const uint64_t periods[] = { 1, 2, 4, 8, 16 };
@@ -1777,7 +1830,7 @@ TEST(ovfl_storm_throttled)
 	}, clk = {
 		0, 1, SOFT_EV_TASK_CLOCK, SOFT_EV_TASK_CLOCK, false, 300
 	};
-	long long rate = knob_read("max_ovfl_rate");
+	long long rate = knob_read("max_ovfl_rate"), iw;
 	struct storm_seen s;
 	char buf[32];
 	unsigned int i;
@@ -1788,13 +1841,16 @@ TEST(ovfl_storm_throttled)
 		SKIP(return, "needs root to switch users");
 	ASSERT_EQ(100000, rate);
 	ASSERT_EQ(0, knob_write("max_ovfl_rate", "0"));
+	iw = irq_works();
 	storm_run(&sys, 1, &s);
 	STORM_LOG("unthrottled system calls", 1, &s);
+	TH_LOG("  %lld IRQ works", irq_works() - iw);
 	EXPECT_EQ(0, s.throttles);
 	storm_run(&clk, 1, &s);
 	STORM_LOG("unthrottled task clock (ns)", 1, &s);
 	EXPECT_EQ(0, s.throttles);
 	ASSERT_EQ(0, knob_write("max_ovfl_rate", "250"));
+	storm_irq_works_bounded(_metadata, &sys, 250);
 	for (i = 0; i < ARRAY_SIZE(periods); i++) {
 		storm_run(&sys, periods[i], &s);
 		STORM_LOG("system calls", periods[i], &s);
