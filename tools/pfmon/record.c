@@ -465,7 +465,11 @@ static int record_close(struct record_run *r)
 	return 0;
 }
 
-static void record_summary(struct record_run *r)
+/*
+ * What was recorded.  A recording without a sample is no success: the
+ * file is complete, but the exit status says so.  Return: 0 or 1.
+ */
+static int record_summary(struct record_run *r)
 {
 	if (r->progress)
 		fputc('\n', stderr);
@@ -473,6 +477,10 @@ static void record_summary(struct record_run *r)
 		r->samples, r->o->out, r->lost);
 	if (r->lost)
 		fprintf(stderr, "  samples were lost: a bigger -m or a longer period keeps them\n");
+	if (r->samples || r->lost)
+		return 0;
+	pfmon_err("no sample recorded: the events did not reach their period while the targets ran (a shorter period, or -F, samples more)");
+	return 1;
 }
 
 static int record_start(struct record_run *r, int argc, char **argv)
@@ -532,7 +540,7 @@ int cmd_record(int argc, char **argv)
 		put_all_processes(&r);
 	ret = record_close(&r) ? 1 : 0;
 	r.f = NULL;
-	record_summary(&r);
+	ret |= record_summary(&r);
 out:
 	if (r.f)
 		fclose(r.f);

@@ -366,6 +366,22 @@ static int target_program(struct pfmon_session *s, struct pfmon_target *t)
 	return s->sampling ? pfm_ring_map(t->fd, &t->ring) : 0;
 }
 
+/* Is thread @tid gone, or a zombie ("pid (comm) Z ..." in its stat)? */
+static bool thread_gone(pid_t tid)
+{
+	char path[64], buf[512], *p = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f))
+		p = strrchr(buf, ')');
+	fclose(f);
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 /*
  * Load t's context.  perfmon monitors another process's thread only
  * while the caller traces it, so that Yama and the security modules
@@ -379,8 +395,12 @@ static int target_load(struct pfmon_session *s, struct pfmon_target *t,
 	bool seize = !s->system_wide && !s->traced;
 	int ret, err, st;
 
-	if (seize && ptrace(PTRACE_SEIZE, t->id, 0, 0))
+	/* A zombie refuses the seize with EPERM: it ended (ESRCH). */
+	if (seize && ptrace(PTRACE_SEIZE, t->id, 0, 0)) {
+		if (errno == EPERM && thread_gone(t->id))
+			errno = ESRCH;
 		return -1;
+	}
 	ret = pfm_load_context(t->fd, ld);
 	err = errno;
 	if (seize && !ptrace(PTRACE_INTERRUPT, t->id, 0, 0) &&
@@ -431,6 +451,33 @@ static void target_exec(struct pfmon_session *s, struct pfmon_target *t)
 	}
 }
 
+/* Have the threads of a -p session all ended? */
+static bool all_ended(struct pfmon_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ntgt; i++)
+		if (!s->tgt[i].ended)
+			return false;
+	return !s->system_wide && !s->child;
+}
+
+/*
+ * Did @tid end, as perfmon's ESRCH says?  A thread in its exit may look
+ * alive for a moment: it has 100 ms to go.
+ */
+static bool thread_ended(pid_t tid)
+{
+	int tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		if (thread_gone(tid))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 static int target_start_report(struct pfmon_session *s,
 			       struct pfmon_target *t)
 {
@@ -440,12 +487,21 @@ static int target_start_report(struct pfmon_session *s,
 	if (!target_start(s, t, &step))
 		return 0;
 	/*
-	 * A thread of -p that ended meanwhile is no failure; it sends no
-	 * PFM_MSG_END, so the loop must not wait for one.
+	 * A thread of -p that ended meanwhile is no failure, but it is
+	 * said; it sends no PFM_MSG_END, so the loop must not wait for
+	 * one.  One that is still there was refused: that is a failure.
 	 */
 	if (errno == ESRCH && !s->system_wide && !s->child) {
-		t->ended = true;
-		return 0;
+		if (thread_ended(t->id)) {
+			fprintf(stderr, "pfmon: thread %d ended before it could be monitored\n",
+				t->id);
+			t->ended = true;
+			return 0;
+		}
+		snprintf(what, sizeof(what), "%s %d (it is still running)",
+			 step, t->id);
+		pfmon_explain(what, ESRCH);
+		return -1;
 	}
 	/*
 	 * One that ended between its load and its start: the end unloaded
@@ -472,6 +528,10 @@ int pfmon_session_start(struct pfmon_session *s)
 	for (i = 0; i < s->ntgt; i++)
 		if (target_start_report(s, &s->tgt[i]))
 			return -1;
+	if (s->ntgt && all_ended(s)) {
+		pfmon_err("every thread ended before it could be monitored: nothing to measure");
+		return -1;
+	}
 	return 0;
 }
 
@@ -783,17 +843,6 @@ static int poll_targets(struct pfmon_session *s, struct pollfd *pfd,
 		if (pfd[i + 1].revents & POLLIN)
 			target_wake(s, &s->tgt[i], ops);
 	return 0;
-}
-
-/* Have the threads of a -p session all ended? */
-static bool all_ended(struct pfmon_session *s)
-{
-	int i;
-
-	for (i = 0; i < s->ntgt; i++)
-		if (!s->tgt[i].ended)
-			return false;
-	return !s->system_wide && !s->child;
 }
 
 /**

@@ -1494,7 +1494,7 @@ TEST(refusals)
 {
 	const char *why;
 	const struct pmu_names *p = this_pmu();
-	char bad_raw[128];
+	char bad_raw[128], empty[160];
 	const struct refusal ref[] = {
 		{ "pfmon stat -e bogus -- true", 1, "unknown event" },
 		{ bad_raw, 1, "bits outside the event field" },
@@ -1510,6 +1510,8 @@ TEST(refusals)
 		{ "pfmon record -F 0 -- true", 2, "a number from 1" },
 		{ "pfmon record -F 4000000000 -- true", 2, "max_ovfl_rate" },
 		{ "pfmon stat -t 1 -- true", 2, "neither -a/-C nor a command" },
+		/* a period of 10^12: a recording with no sample fails */
+		{ empty, 1, "no sample recorded" },
 	};
 	struct run r = { };
 	size_t i;
@@ -1520,6 +1522,9 @@ TEST(refusals)
 		SKIP(return, "%s", why);
 	snprintf(bad_raw, sizeof(bad_raw), "pfmon stat -e %s -- true",
 		 p->bad_raw);
+	snprintf(empty, sizeof(empty),
+		 "pfmon record -q -o /tmp/pfmon_test_empty.data -e %s/1000000000000 -- true",
+		 p->work);
 	/* Not a pfmon file: text longer than a header. */
 	fd = open("/tmp/pfmon_test_garbage", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, fd);
@@ -1538,6 +1543,7 @@ TEST(refusals)
 	}
 	run_free(&r);
 	unlink("/tmp/pfmon_test_garbage");
+	unlink("/tmp/pfmon_test_empty.data");
 }
 
 /*
@@ -1626,7 +1632,41 @@ TEST(attach_pid_and_tid)
 	EXPECT_EQ(0, data_read(path, &ds));
 	TH_LOG("-p %d: %llu samples, %d thread(s)", pid,
 	       (unsigned long long)ds.samples, ds.ntids);
+	EXPECT_LT(0, ds.samples);
 	EXPECT_EQ(2, ds.ntids);
+	EXPECT_FALSE(has(r.err, "ended before")) TH_LOG("stderr: %s", r.err);
+	run_free(&r);
+	unlink(path);
+}
+
+/*
+ * -p of a process that ended (a zombie, not reaped yet): pfmon says each
+ * thread ended before it could be monitored, that nothing is left to
+ * measure, and fails; it does not record nothing and exit 0.
+ */
+TEST(attach_ended_process_explained)
+{
+	const char *path = "/tmp/pfmon_test_zombie.data";
+	struct run r = { };
+	const char *why;
+	int tries;
+	pid_t pid;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(0);
+	for (tries = 0; tries < 1000 && task_state(pid) != 'Z'; tries++)
+		usleep(1000);
+	ASSERT_EQ('Z', task_state(pid));
+	EXPECT_EQ(1, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid));
+	TH_LOG("stderr: %s", r.err);
+	EXPECT_TRUE(has(r.err, "ended before it could be monitored"));
+	EXPECT_TRUE(has(r.err, "nothing to measure"));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 	run_free(&r);
 	unlink(path);
 }
