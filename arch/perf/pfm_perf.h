@@ -49,7 +49,9 @@ int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
  * pfp_live_event() - the hardware perf event behind a PMD, where it runs
  * @cnum: the PMD, of the context live on this CPU
  *
- * Context: a register op of the description (interrupts off).
+ * Context: a register op of the description (interrupts off).  The
+ * event stays valid until interrupts are on again: releasing it takes
+ * an IPI to this CPU, where it runs, which cannot be taken before.
  * Return: the event, when it backs @cnum and perf has it on this CPU's
  * PMU now; else NULL.
  */
