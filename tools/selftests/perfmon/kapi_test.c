@@ -203,16 +203,13 @@ TEST_F(kapi, thread_task_clock)
 {
 	long long lost_max;
 	struct spinner sp;
-	cpu_set_t set;
 	int tid;
 
 	if (!self->loaded)
 		return;
 	tid = spinner_start(&sp);
 	ASSERT_LT(0, tid);
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	EXPECT_EQ(0, sched_setaffinity(tid, sizeof(set), &set));
+	EXPECT_EQ(0, pin_tid_to_cpu(tid, 0));
 	EXPECT_EQ(0, kapi_run("thread", self->res, sizeof(self->res)));
 	spinner_stop(&sp);
 	TH_LOG("thread: %s", one_line(self->res));

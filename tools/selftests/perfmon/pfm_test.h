@@ -119,13 +119,19 @@ static inline bool within_pct(uint64_t v, uint64_t ref, double pct)
 	return (d < 0 ? -d : d) <= (double)ref * pct * timing_slack() / 100.0;
 }
 
-static inline int pin_to_cpu(int cpu)
+/* Bind thread @tid (0: the caller) to CPU @cpu; 0 or -errno. */
+static inline int pin_tid_to_cpu(pid_t tid, int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+static inline int pin_to_cpu(int cpu)
+{
+	return pin_tid_to_cpu(0, cpu);
 }
 
 static inline int online_cpus(void)
