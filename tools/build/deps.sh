@@ -192,6 +192,58 @@ a64_unpack "$a64/.stamp-busybox-$bver" busybox-static:arm64
 lkey=$(dpkg-query -W -f='${Version}' "${a64_lib_pkgs[@]}" | md5sum | cut -c1-12)
 a64_unpack "$a64/.stamp-libs-$lkey" "${a64_lib_pkgs[@]/%/:arm64}"
 
+# 4c. The arm64 guests' emulator: QEMU from Debian 12's backports,
+# unpacked (never installed, so the host's own QEMU and its libraries
+# stay Debian 12's; the backport runs on them).  Debian 12's QEMU 7.2
+# shares an -icount guest's instructions unfairly between vCPUs: one
+# that spins can hold the other off for seconds of guest time (fixed
+# in QEMU 8.1, commit 83ecdb18).  A vCPU held off right after it
+# reloads a PMU counter with interrupts masked then finds the counter,
+# which QEMU counts in guest time whether or not the vCPU runs,
+# overflowed again each time it comes back: an overflow interrupt
+# livelock, a "hard LOCKUP" (Documentation/testing.rst).  The archive's
+# own address is reused for the backports suite.
+qa="$cache/qemu-arm"
+a64_qemu() {
+	local uri ver
+	if ! apt-cache madison qemu-system-arm | grep -q bookworm-backports; then
+		as_root "the backports source"
+		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
+			awk '$2 == "bookworm" { print $1; exit }')
+		if [[ -z $uri ]]; then
+			echo "deps: apt lists no Debian 12 (bookworm) source" >&2
+			exit 1
+		fi
+		log "adding Debian 12's backports suite (for QEMU)"
+		cat > /etc/apt/sources.list.d/perfmon-backports.sources <<EOS
+Types: deb
+URIs: $uri
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+		apt_updated=0
+		apt_update_once
+	fi
+	ver=$(apt-cache madison qemu-system-arm |
+		awk -F' *[|] *' '$3 ~ /bookworm-backports/ { print $2; exit }')
+	if [[ -z $ver ]]; then
+		echo "deps: Debian 12's backports list no qemu-system-arm" >&2
+		exit 1
+	fi
+	[[ -e $qa/.stamp-$ver ]] && return 0
+	as_root "qemu-system-arm $ver"
+	rm -rf "$qa"
+	mkdir -p "$qa/debs"
+	chown _apt "$qa/debs" 2>/dev/null || true
+	log "downloading qemu-system-arm $ver (backports)"
+	(cd "$qa/debs" && apt-get download -qq "qemu-system-arm=$ver")
+	dpkg-deb -x "$qa"/debs/*.deb "$qa/root"
+	rm -rf "$qa/debs"
+	touch "$qa/.stamp-$ver"
+}
+a64_qemu
+
 # 5. kselftest harness and checkpatch from Debian's kernel source tarball.
 src="$cache/linux-src"
 sstamp="$src/.stamp-$(dpkg-query -W -f='${Version}' linux-source-6.1)"

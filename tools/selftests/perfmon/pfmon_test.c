@@ -1640,6 +1640,46 @@ TEST(attach_pid_and_tid)
 }
 
 /*
+ * Ten -t attaches in a row, 0.4 s each, to a thread whose sibling spins
+ * beside it: each time the thread's own loop leads its samples.  Under
+ * Debian 12's QEMU 7.2 with -icount, about one round in ten went wrong:
+ * the vCPU that reloaded the cycle counter at the thread's switch-in,
+ * interrupts masked, was held off while the other vCPU ran its sibling,
+ * found the counter (which QEMU counts in guest time) wrapped again each
+ * time it came back, and livelocked in the overflow interrupt (every
+ * sample in pfm_hook_sched_in()), or stalled 10 s (hard LOCKUP).
+ */
+TEST(attach_rounds)
+{
+	const char *path = "/tmp/pfmon_test_rounds.data";
+	struct run r = { };
+	const char *why;
+	int i, status, bad = 0;
+	pid_t pid, tid;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	for (i = 0; i < 10; i++) {
+		pid = hotspot_threads("1000000", &tid);
+		ASSERT_LT(0, pid);
+		EXPECT_EQ(0, run_sh(&r, "(sleep 0.4; kill %d) & pfmon record -q -o %s -t %d",
+				    pid, path, tid))
+			TH_LOG("round %d: %s", i, r.err);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(0, run_sh(&r, "pfmon report -i %s -n 1", path));
+		if (!has(r.out, "hot_loop")) {
+			bad++;
+			TH_LOG("round %d, thread %d: not led by hot_loop:\n%s",
+			       i, tid, r.out);
+		}
+	}
+	EXPECT_EQ(0, bad);
+	run_free(&r);
+	unlink(path);
+}
+
+/*
  * -p of a process that ended (a zombie, not reaped yet): pfmon says each
  * thread ended before it could be monitored, that nothing is left to
  * measure, and fails; it does not record nothing and exit 0.

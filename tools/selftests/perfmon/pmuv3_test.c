@@ -1272,7 +1272,7 @@ TEST(sampling_cycles_default_format)
  * million instructions took 655 ms of guest time instead of 1 ms; now
  * the CPUs throttle (PFM_MSG_THROTTLE) again and again (counting
  * resumes by itself in between), the counts keep growing, and a sleeper
- * beside them wakes up on time (a median within 1 ms; printed).  No
+ * beside them wakes up on time (a median within a tick; printed).  No
  * unthrottled storm runs here for comparison: its 300 ms of guest time
  * took longer than the guest's 300 s timeout.
  */
@@ -1324,12 +1324,17 @@ TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
 		/*
 		 * Under -icount guest time is the instructions run, which
 		 * nothing on the host moves: no slack (without it, the
-		 * software PMU's bound, storm_test.c).  Measured at slack 1,
-		 * 6.1: medians of 57 us at every period natively, 62 us over
-		 * pfm_perf (3.8 ms at worst); a CPU lost in interrupts is
-		 * late by hundreds of ms.
+		 * software PMU's bound, storm_test.c).  What the throttle
+		 * promises is a pause within a tick (4 ms at the guests'
+		 * HZ of 250) of a CPU's first interrupt past the rate; a
+		 * CPU lost in interrupts is late by hundreds of ms.
+		 * Measured at slack 1 (QEMU 10.0): medians of 56 to 60 us
+		 * over pfm_perf and in most storms natively; in 6 of 10
+		 * native storms, those with the sleeper late at every
+		 * wake-up, 0.8 to 1.0 ms (2 to 3 ms at worst, 163 wake-ups
+		 * instead of 284).  QEMU 7.2: 57 us at every period.
 		 */
-		EXPECT_GT(icount_guest() ? MS : 50 * MS * timing_slack(),
+		EXPECT_GT(icount_guest() ? 4 * MS : 50 * MS * timing_slack(),
 			  s.late_med_ns);
 	}
 	snprintf(buf, sizeof(buf), "%lld", rate);
