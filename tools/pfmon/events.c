@@ -31,6 +31,8 @@
  * @max_gen: general-purpose counters are the PMDs below this index
  * @cycle_pmd: PMD dedicated to cycles, or -1
  * @sample_event: what "record" samples by default (every 1000000 events, or -F)
+ * @listed: event codes the description's sysfs list holds exactly when
+ *          the PMU implements them (others may be missing from it), or NULL
  */
 struct pfmon_model {
 	const char *name;
@@ -42,6 +44,7 @@ struct pfmon_model {
 	int max_gen;
 	int cycle_pmd;
 	const char *sample_event;
+	bool (*listed)(uint64_t code);
 };
 
 static uint64_t soft_encode(uint64_t code, unsigned int plm, int pmd)
@@ -61,6 +64,16 @@ static uint64_t pmuv3_encode(uint64_t code, unsigned int plm, int pmd)
 	return v;
 }
 
+/*
+ * PMUv3's common events, which PMCEID<n>_EL0 report implemented or not:
+ * the description lists in sysfs those the PMU implements.  QEMU, for
+ * one, implements INST_RETIRED only under -icount.
+ */
+static bool pmuv3_common(uint64_t code)
+{
+	return code < 0x40 || (code >= 0x4000 && code < 0x4040);
+}
+
 /* PERFEVTSEL: USR (16), OS (17), EN (22); the engine sets INT. */
 static uint64_t x86_encode(uint64_t code, unsigned int plm, int pmd)
 {
@@ -78,15 +91,15 @@ static uint64_t x86_encode(uint64_t code, unsigned int plm, int pmd)
 
 static const struct pfmon_model models[] = {
 	{ "soft", 0xff, false, soft_encode, -1, -1, 64, -1,
-	  "task-clock" },
+	  "task-clock", NULL },
 	{ "armv8_pmuv3", 0xffff, true, pmuv3_encode, 0x11, 0x08, 31, 31,
-	  "cycles" },
+	  "cycles", pmuv3_common },
 	{ "intel_arch", X86_CODE_MASK, true, x86_encode, 0x3c, 0xc0, 16, -1,
-	  "cycles" },
+	  "cycles", NULL },
 	{ "amd64", X86_CODE_MASK | 0xf00000000ULL, true, x86_encode, 0x76,
-	  0xc0, 64, -1, "cycles" },
+	  0xc0, 64, -1, "cycles", NULL },
 	{ "x86_sim", X86_CODE_MASK, true, x86_encode, 0x3c, 0xc0, 16, -1,
-	  "cycles" },
+	  "cycles", NULL },
 };
 
 static bool libpfm_ready;
@@ -198,6 +211,20 @@ void pfmon_pmu_close(struct pfmon_pmu *pmu)
 	pmu->events = NULL;
 }
 
+/* False when the PMU is known not to implement event @code. */
+static bool event_implemented(const struct pfmon_pmu *pmu, uint64_t code)
+{
+	const struct pfmon_model *m = pmu->model;
+	int i;
+
+	if (!m || !m->listed || !m->listed(code) || !pmu->nevents)
+		return true;
+	for (i = 0; i < pmu->nevents; i++)
+		if (pmu->events[i].code == code)
+			return true;
+	return false;
+}
+
 /* Default event of stat ("NULL": the model's usual set) or record. */
 const char *pfmon_default_event(const struct pfmon_pmu *pmu, bool sampling)
 {
@@ -207,6 +234,9 @@ const char *pfmon_default_event(const struct pfmon_pmu *pmu, bool sampling)
 		return NULL;
 	if (sampling)
 		return m->sample_event;
+	if (m->cycles >= 0 && m->instructions >= 0 &&
+	    !event_implemented(pmu, m->instructions))
+		return "cycles";
 	if (m->cycles >= 0)
 		return "cycles,instructions";
 	return "task-clock,context-switches,syscalls";
@@ -386,6 +416,11 @@ static int resolve(struct pfmon_pmu *pmu, char *name, struct pfmon_event *ev)
 		   resolve_libpfm(pmu, name, ev)) {
 		pfmon_err("%s: unknown event on PMU '%s' (see 'pfmon list'; raw codes: rHEX, pmcN=VALUE)",
 			  ev->spec, pmu->info.pmu_name);
+		return -1;
+	}
+	if (!event_implemented(pmu, ev->code)) {
+		pfmon_err("%s: %s does not implement event 0x%" PRIx64 " (see 'pfmon list')",
+			  ev->spec, pmu->model->name, ev->code);
 		return -1;
 	}
 	if (mod && !pmu->model->filters) {
