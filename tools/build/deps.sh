@@ -204,9 +204,15 @@ a64_unpack "$a64/.stamp-libs-$lkey" "${a64_lib_pkgs[@]/%/:arm64}"
 # livelock, a "hard LOCKUP" (Documentation/testing.rst).  The archive's
 # own address is reused for the backports suite.
 qa="$cache/qemu-arm"
+a64_qemu_ver() {	# the backports' version of qemu-system-arm, or nothing
+	apt-cache madison qemu-system-arm |
+		awk -F' *[|] *' '$3 ~ /bookworm-backports/ { print $2; exit }'
+}
 a64_qemu() {
 	local uri ver
-	if ! apt-cache madison qemu-system-arm | grep -q bookworm-backports; then
+
+	ver=$(a64_qemu_ver)
+	if [[ -z $ver ]]; then
 		as_root "the backports source"
 		uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
 			awk '$2 == "bookworm" { print $1; exit }')
@@ -224,9 +230,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOS
 		apt_updated=0
 		apt_update_once
+		ver=$(a64_qemu_ver)
 	fi
-	ver=$(apt-cache madison qemu-system-arm |
-		awk -F' *[|] *' '$3 ~ /bookworm-backports/ { print $2; exit }')
 	if [[ -z $ver ]]; then
 		echo "deps: Debian 12's backports list no qemu-system-arm" >&2
 		exit 1
