@@ -86,6 +86,74 @@ static inline void burn_cpu(uint64_t ns)
 }
 
 /*
+ * Where a thread was held off: gaps between two successive reads of a
+ * clock.  Under QEMU's -icount one host thread runs the vCPUs in turn,
+ * each for its share of the time to the next timer, and guest time runs
+ * on during the other vCPU's turn.  A vCPU with an interrupt pending
+ * waits for its own turn: up to 2.1 ms when the other vCPU is busy
+ * (measured on the debug kernel), with its cycle counter, which counts
+ * guest time, counting on.  So an overflow interrupt's skid is the
+ * CPU's own (a few hundred cycles) plus the gap the thread saw around
+ * it.  On hardware such a gap is an interrupt handler or preemption.
+ */
+#define HELD_GAPS	256
+
+struct held {
+	uint64_t min;			/* gaps shorter than this are not kept */
+	uint64_t max, sum;		/* the longest gap; all kept, summed */
+	uint64_t first, last;		/* burn_cpu_held(): its first, last read */
+	unsigned int n, lost;		/* gaps kept; gaps past HELD_GAPS */
+	uint64_t from[HELD_GAPS], to[HELD_GAPS];
+};
+
+static inline void held_note(struct held *h, uint64_t from, uint64_t to)
+{
+	uint64_t d = to - from;
+
+	if (d > h->max)
+		h->max = d;
+	if (d < h->min)
+		return;
+	h->sum += d;
+	if (h->n == HELD_GAPS) {
+		h->lost++;
+		return;
+	}
+	h->from[h->n] = from;
+	h->to[h->n++] = to;
+}
+
+/*
+ * The longest gap of @h that holds @when (a CLOCK_MONOTONIC time, the
+ * clock @h was filled from); 0 when none does.
+ */
+static inline uint64_t held_at(const struct held *h, uint64_t when)
+{
+	uint64_t best = 0;
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->from[i] < when && when <= h->to[i] &&
+		    h->to[i] - h->from[i] > best)
+			best = h->to[i] - h->from[i];
+	return best;
+}
+
+/* burn_cpu(), noting in @h the gaps between its reads of the clock. */
+static inline void burn_cpu_held(uint64_t ns, struct held *h)
+{
+	uint64_t prev = clock_ns(CLOCK_THREAD_CPUTIME_ID), end = prev + ns;
+	uint64_t now;
+
+	h->first = prev;
+	while ((now = clock_ns(CLOCK_THREAD_CPUTIME_ID)) < end) {
+		held_note(h, prev, now);
+		prev = now;
+	}
+	h->last = prev;
+}
+
+/*
  * Timing tolerances are set for Debian's kernels under TCG.  The debug
  * kernel (KASAN, lockdep, kmemleak: make check-debug) runs kernel paths
  * several times slower, so the time a start, a stop or an overflow takes
