@@ -128,7 +128,8 @@ static const struct pfm_op pfm_vpmu_reload = { .fn = pfm_vpmu_nop };
  * state.  When the description acquired something its register ops
  * must see, the live set is reloaded (saved and loaded again on its
  * CPU, values kept) and the description synced once more, to let go of
- * what the reload stopped using.
+ * what the reload stopped using and start what it bound; when that
+ * started something, the live set is reloaded once more.
  *
  * Context: process context; may sleep.
  * Return: 0, -ENOMEM, or the description's error (-EBUSY: perf has no
@@ -151,6 +152,15 @@ int pfm_vpmu_sync(struct pfm_context *ctx)
 	if (ret > 0) {
 		pfm_call(ctx, &pfm_vpmu_reload, NULL);
 		ret = pmu->ctx_sync(pmu, ctx->vpmu, &vc);
+		/*
+		 * It started what the reload bound: reload again, so that
+		 * the control page shows the counters' user-read indexes
+		 * before the call returns, not at the next switch in.
+		 */
+		if (ret > 0) {
+			pfm_call(ctx, &pfm_vpmu_reload, NULL);
+			ret = 0;
+		}
 	}
 	if (vc.task)
 		put_task_struct(vc.task);

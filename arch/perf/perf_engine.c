@@ -490,8 +490,9 @@ static void pfp_log_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
 /*
  * Enable the counters the live set uses (or, before the context is
  * live, its active set), disable the others: first the others, to make
- * room.  Return: 0, or -EBUSY when perf could not schedule one it
- * enabled where it runs now (error state: pinned, no room).
+ * room.  Return: 1 when it enabled one, 0 when not, or -EBUSY when perf
+ * could not schedule one it enabled where it runs now (error state:
+ * pinned, no room).
  */
 static int pfp_apply(struct pfp_ctx *pc)
 {
@@ -511,8 +512,10 @@ static int pfp_apply(struct pfp_ctx *pc)
 				ev->enabled = false;
 			} else if (pass && bound) {
 				if (!ev->enabled ||
-				    ev->pe->state == PERF_EVENT_STATE_ERROR)
+				    ev->pe->state == PERF_EVENT_STATE_ERROR) {
 					perf_event_enable(ev->pe);
+					ret = ret ?: 1;
+				}
 				ev->enabled = true;
 				if (ev->pe->state == PERF_EVENT_STATE_ERROR) {
 					pfp_log_busy(pc, ev);

@@ -173,8 +173,12 @@ struct pfm_pmu_vctx {
  *            register ops must see new state: the core then reloads
  *            the live set on its CPU (write_pmc, write_pmd and start
  *            again, values kept) and calls @ctx_sync once more with
- *            the same @vc, where it returns 0.  Else 0 or a negative
- *            errno, which the call returns.  Also called on the
+ *            the same @vc.  That call returns 1 when it started what
+ *            the reload bound (perf counters it enabled, whose
+ *            user-read index the control page must show before the
+ *            call returns to the thread): the core reloads once more.
+ *            Else 0 or a negative errno, which the call returns.
+ *            Also called on the
  *            monitored thread after an exec into an image its owner
  *            may not read that the context follows, before the
  *            image's first instruction: perf detached the thread's
