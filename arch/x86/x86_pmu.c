@@ -426,6 +426,23 @@ static void pfm_x86_release_all(struct pfm_x86_pmu *xp)
 }
 
 /*
+ * The counters are taken for the first session and given back after
+ * the last (the core's acquire and release), never for introspection:
+ * PFM_GET_PMU_INFO loads this module for any user, and holding perf's
+ * counters for the module's lifetime failed perf's hardware events
+ * with EBUSY machine-wide until root unloaded it.
+ */
+static int pfm_x86_pmu_acquire(struct pfm_pmu_config *pmu)
+{
+	return pfm_x86_reserve_all(to_x86(pmu));
+}
+
+static void pfm_x86_pmu_release(struct pfm_pmu_config *pmu)
+{
+	pfm_x86_release_all(to_x86(pmu));
+}
+
+/*
  * A hypervisor without a virtual PMU accepts the MSRs but keeps nothing
  * (QEMU's TCG does so).  Write counter 0 and read it back, as perf's
  * check_hw_exists() does, with the counters reserved, on one CPU: a
@@ -473,13 +490,18 @@ static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
 	pmu->cfg_check = pfm_x86_cfg_check;
 	pmu->load_cfg = pfm_x86_load_cfg;
 	pmu->user_index = pfm_x86_user_index;
+	pmu->acquire = pfm_x86_pmu_acquire;
+	pmu->release = pfm_x86_pmu_release;
 }
 
 /**
- * pfm_x86_init() - probe a PMU, take it and register it
+ * pfm_x86_init() - probe a PMU, check it and register it
  * @xp: zeroed description for @probe to fill
  * @owner: the module calling (THIS_MODULE)
  * @probe: the vendor part's probe
+ *
+ * The counters are reserved for the check and given back: the first
+ * session takes them (pfm_x86_pmu_acquire()).
  *
  * Context: module init (process context, may sleep).
  * Return: 0; -ENODEV when @probe finds no PMU or the counters do not
@@ -503,16 +525,18 @@ int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 	for_each_possible_cpu(cpu)
 		per_cpu(pfm_x86_work, cpu) = IRQ_WORK_INIT_HARD(pfm_x86_irq_work);
 	xp->pmu.ovfl_mask = GENMASK_ULL(xp->pmu.counter_width - 1, 0);
+	/* Taken for the check only: sessions take them (acquire). */
 	ret = pfm_x86_reserve_all(xp);
 	if (ret)
 		return ret;
 	ret = pfm_x86_check_hw(xp);
+	pfm_x86_release_all(xp);
 	if (ret)
-		goto release_counters;
+		return ret;
 	pfm_x86 = xp;
 	ret = pfm_x86_nmi_register();
 	if (ret)
-		goto release_counters;
+		return ret;
 	ret = pfm_pmu_register(&xp->pmu);
 	if (ret)
 		goto unregister_nmi;
@@ -520,8 +544,6 @@ int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 
 unregister_nmi:
 	pfm_x86_nmi_unregister();
-release_counters:
-	pfm_x86_release_all(xp);
 	return ret;
 }
 
@@ -540,5 +562,4 @@ void pfm_x86_exit(struct pfm_x86_pmu *xp)
 	pfm_x86_nmi_unregister();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&pfm_x86_work, cpu));
-	pfm_x86_release_all(xp);
 }

@@ -546,6 +546,7 @@ static int sim_regs_show(struct seq_file *m, void *v)
 	seq_printf(m, "lvtpc=0x%x\npce=%d\npmis=%lu\nclaimed=%llu\n",
 		   s.lvtpc, s.pce, s.pmis, pfm_x86_nmis_claimed());
 	seq_printf(m, "inject_left=%lu\n", s.inject_left);
+	seq_printf(m, "owned=0x%lx\n", sim_ctr_owned[0]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sim_regs);

@@ -755,6 +755,30 @@ TEST_F(sim, foreign_nmi_not_claimed)
 	close(fd);
 }
 
+/*
+ * Introspection never takes the PMU: with the description loaded and
+ * only PFM_GET_PMU_INFO asked, perf's counter allocator keeps every
+ * counter (it held them all from the module's load before, failing
+ * perf's hardware events with EBUSY machine-wide).  A loaded context
+ * takes them; its unload gives them back.
+ */
+TEST_F(sim, counters_taken_by_sessions_only)
+{
+	struct pfarg_pmu_info info;
+	int fd;
+
+	ASSERT_EQ(0, sim_load(""));
+	memset(&info, 0, sizeof(info));
+	ASSERT_EQ(0, pfm_get_pmu_desc(&info));
+	EXPECT_EQ(0, sim_reg("owned"));
+	fd = self_ctx(0, 0, false);
+	ASSERT_LE(0, fd);
+	EXPECT_NE(0, sim_reg("owned"));
+	ASSERT_EQ(0, pfm_unload_context(fd));
+	EXPECT_EQ(0, sim_reg("owned"));
+	close(fd);
+}
+
 /* perf holds a counter: -EBUSY, the fix logged, nothing left reserved. */
 TEST_F(sim, perf_owns_counter)
 {
