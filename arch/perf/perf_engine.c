@@ -58,6 +58,18 @@
 /* Counters presented at most: PMC/PMD n for n below this. */
 #define PFP_MAX_CTRS	64
 
+/* A counter perf refused is enabled again at most this often. */
+#define PFP_RETRY_JIFFIES	(HZ / 10)
+
+/*
+ * Each (PMD, PMC value) of each set is a pinned perf kernel counter,
+ * which perf allocates uncharged to any memory cgroup: bounded per
+ * context (the contexts per user are, by perfmon's ctx_per_user_max).
+ */
+static unsigned int max_counters = 256;
+module_param(max_counters, uint, 0644);
+MODULE_PARM_DESC(max_counters, "perf counters one context may hold across its sets (default 256)");
+
 struct pfp_ctx;
 
 /**
@@ -72,6 +84,9 @@ struct pfp_ctx;
  *        a timer or a tracepoint, not in the PMU's interrupt
  * @keep: wanted by the sets as the last sync saw them
  * @active: wanted by the active set as the last sync saw it
+ * @refused: perf found no room for it at a switch in (pfp_start()),
+ *           not yet logged (pfp_ctx.lock)
+ * @told: that was logged: once per counter (pfp_ctx.lock)
  * @enabled: enabled in perf (pfp_ctx.mutex)
  * @rcu: its free waits for perf's handlers that may still run it
  */
@@ -84,6 +99,8 @@ struct pfp_ev {
 	bool soft;
 	bool keep;
 	bool active;
+	bool refused;
+	bool told;
 	bool enabled;
 	struct rcu_head rcu;
 };
@@ -117,6 +134,8 @@ struct pfp_ctr {
  * @ovfl_iw: reports an overflow perf signalled where the core may not run
  * @ovfl_busy: @ovfl_regs is taken
  * @ovfl_regs: the registers of that overflow
+ * @retry_at: jiffies before which a counter perf refused at a switch in
+ *            is not enabled again (pfp_start())
  * @cfg: the driver settings the counters were made for (@mutex)
  * @free_rwork: the free, after perf's handlers that may still run
  */
@@ -133,6 +152,7 @@ struct pfp_ctx {
 	struct irq_work ovfl_iw;
 	unsigned long ovfl_busy;
 	struct pt_regs ovfl_regs;
+	unsigned long retry_at;
 	u64 cfg[PFM_MAX_DRV_CFG];
 	struct rcu_work free_rwork;
 };
@@ -278,6 +298,10 @@ static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
 	struct pfp_ev *ev;
 
 	lockdep_assert_held(&pc->lock);
+	/* At a switch in, without a walk of every set's counters. */
+	ev = c->ev;
+	if (ev && ev->value == value && (ev->cnum == cnum || ev->soft))
+		return;
 	ev = pfp_find(pc, cnum, value);
 	if (ev == c->ev)
 		return;
@@ -339,19 +363,44 @@ static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
 	return v;
 }
 
+/*
+ * Counting starts (a start, an unmask, a switch in, after perf's own).
+ * A counter perf could not schedule (a pinned one, ERROR state: perf's
+ * users took the counters since it was enabled) does not count: the
+ * apply work logs it (once per counter) and enables it again, for perf
+ * to retry at its next switch in, rather than the PMD silently
+ * counting nothing.  At most every PFP_RETRY_JIFFIES: the work's
+ * kworker preempts the thread, whose next switch in is refused again,
+ * and on 6.1 that ping-pong left the thread no time to run.
+ */
 static void pfp_start(struct pfm_pmu_config *pmu)
 {
 	struct pfp_ctx *pc = pfp_live();
+	bool error = false;
+	struct pfp_ev *ev;
 	unsigned int i;
 
 	if (!pc)
 		return;
 	raw_spin_lock(&pc->lock);
 	pc->running = true;
-	for (i = 0; i < pfp_pmu.max_pmd; i++)
-		if (pc->ctr[i].ev)
-			pfp_arm(pc, &pc->ctr[i]);
+	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+		ev = pc->ctr[i].ev;
+		if (!ev)
+			continue;
+		pfp_arm(pc, &pc->ctr[i]);
+		if (READ_ONCE(ev->pe->state) == PERF_EVENT_STATE_ERROR) {
+			ev->refused = !ev->told;
+			error = true;
+		}
+	}
+	if (error && time_after_eq(jiffies, pc->retry_at))
+		pc->retry_at = jiffies + PFP_RETRY_JIFFIES;
+	else
+		error = false;
 	raw_spin_unlock(&pc->lock);
+	if (error)
+		irq_work_queue(&pc->apply_iw);
 }
 
 /*
@@ -498,7 +547,7 @@ static int pfp_apply(struct pfp_ctx *pc)
 {
 	struct pfp_ev *ev;
 	unsigned long flags;
-	bool bound;
+	bool bound, refused;
 	int pass, ret = 0;
 
 	lockdep_assert_held(&pc->mutex);
@@ -506,7 +555,14 @@ static int pfp_apply(struct pfp_ctx *pc)
 		list_for_each_entry(ev, &pc->evs, node) {
 			raw_spin_lock_irqsave(&pc->lock, flags);
 			bound = pfp_bound(pc, ev) || ev->active;
+			refused = pass && ev->refused;
+			if (refused) {
+				ev->refused = false;
+				ev->told = true;
+			}
 			raw_spin_unlock_irqrestore(&pc->lock, flags);
+			if (refused)
+				pfp_log_busy(pc, ev);
 			if (!pass && !bound && ev->enabled) {
 				perf_event_disable(ev->pe);
 				ev->enabled = false;
@@ -597,6 +653,24 @@ static void pfp_release_all(struct pfp_ctx *pc)
 	pc->cpu = -1;
 }
 
+/* Room for one more counter under max_counters? */
+static bool pfp_room(struct pfp_ctx *pc)
+{
+	unsigned int n = 0;
+	struct pfp_ev *ev;
+
+	lockdep_assert_held(&pc->mutex);
+	list_for_each_entry(ev, &pc->evs, node)
+		n++;
+	if (n < READ_ONCE(max_counters))
+		return true;
+	pr_info_ratelimited("a context of %s %d needs more than %u perf counters across its sets: count fewer distinct events, or raise pfm_perf's max_counters\n",
+			    pc->task ? "thread" : "CPU",
+			    pc->task ? task_pid_nr(pc->task) : pc->cpu,
+			    READ_ONCE(max_counters));
+	return false;
+}
+
 /* Create the counter for PMC @cnum with @value, disabled. */
 static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 			 bool active)
@@ -615,7 +689,9 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 	ret = pfp_map_attr(cnum, value, pc->cfg, &attr);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
-	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!pfp_room(pc))
+		return -ENOSPC;
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return -ENOMEM;
 	ev->pc = pc;
@@ -740,7 +816,11 @@ static void pfp_revive(struct pfp_ctx *pc)
 /*
  * The driver settings changed (PFM_SET_DRV_CONFIG): the counters are
  * made again for them, values kept (the map's attributes depend on
- * them: on arm64, el0_access asks perf for user-level reads).
+ * them: on arm64, el0_access asks perf for user-level reads).  The
+ * fold here, on the monitor's CPU, is current for a thread counting on
+ * another: the call saved its PMDs there just before (pfm_call()'s
+ * save and reload).  What the thread does between that save and the
+ * reload that binds the new counters is not counted.
  */
 static void pfp_set_cfg(struct pfp_ctx *pc, const u64 *cfg)
 {
@@ -794,7 +874,7 @@ unlock:
 
 static void *pfp_ctx_alloc(struct pfm_pmu_config *pmu)
 {
-	struct pfp_ctx *pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	struct pfp_ctx *pc = kzalloc(sizeof(*pc), GFP_KERNEL_ACCOUNT);
 
 	if (!pc)
 		return NULL;
