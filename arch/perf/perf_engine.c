@@ -653,7 +653,11 @@ static void pfp_release_all(struct pfp_ctx *pc)
 	pc->cpu = -1;
 }
 
-/* Room for one more counter under max_counters? */
+/*
+ * Room for one more counter under max_counters?  Those the sets want
+ * count, as this sync has found them so far (@keep); those it will let
+ * go do not, so that rewriting every PMC does not need twice the room.
+ */
 static bool pfp_room(struct pfp_ctx *pc)
 {
 	unsigned int n = 0;
@@ -661,7 +665,7 @@ static bool pfp_room(struct pfp_ctx *pc)
 
 	lockdep_assert_held(&pc->mutex);
 	list_for_each_entry(ev, &pc->evs, node)
-		n++;
+		n += ev->keep;
 	if (n < READ_ONCE(max_counters))
 		return true;
 	pr_info_ratelimited("a context of %s %d needs more than %u perf counters across its sets: count fewer distinct events, or raise pfm_perf's max_counters\n",

@@ -1711,7 +1711,8 @@ TEST(perf_taken_later_logged)
  * A context holds at most max_counters perf counters across its sets
  * (each is a pinned perf kernel counter, memory charged to nobody):
  * past it the call that needs one more fails with ENOSPC, and one log
- * line names the parameter.
+ * line names the parameter.  A counter a PMC write replaces does not
+ * count against it.
  */
 TEST(perf_max_counters)
 {
@@ -1736,6 +1737,20 @@ TEST(perf_max_counters)
 	EXPECT_EQ(logged + 1, klog_count(line));
 	EXPECT_EQ(0, sessions("task"));
 	count_loop_self(_metadata, fd);
+	close(fd);
+
+	/* At the limit, a PMC rewritten needs no room for the old counter. */
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	made = !pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0) &&
+	       !pfm_add_ctr(fd, 0, CYCLE_IDX, EXCL_EL1, 0, 0);
+	ASSERT_TRUE(made);
+	ASSERT_EQ(0, write_str(PFP_MAX_COUNTERS, "2"));
+	err = pfm_load(fd, gettid());
+	if (!err)
+		err = pfm_add_ctr(fd, 0, 0, EV_CPU_CYCLES | EXCL_EL1, 0, 0);
+	ASSERT_EQ(0, write_str(PFP_MAX_COUNTERS, "256"));
+	EXPECT_EQ(0, err);
 	close(fd);
 }
 
