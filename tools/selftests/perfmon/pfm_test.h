@@ -90,7 +90,7 @@ static inline void burn_cpu(uint64_t ns)
  * clock.  Under QEMU's -icount one host thread runs the vCPUs in turn,
  * each for its share of the time to the next timer, and guest time runs
  * on during the other vCPU's turn.  A vCPU with an interrupt pending
- * waits for its own turn: up to 2.1 ms when the other vCPU is busy
+ * waits for its own turn: up to 2.6 ms when the other vCPU is busy
  * (measured on the debug kernel), with its cycle counter, which counts
  * guest time, counting on.  So an overflow interrupt's skid is the
  * CPU's own (a few hundred cycles) plus the gap the thread saw around

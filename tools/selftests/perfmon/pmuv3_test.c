@@ -1519,8 +1519,11 @@ TEST_F_TIMEOUT(storm, ovfl_storm_throttled, 600)
  */
 #define PERF_LOOP	100000ull
 
-/* A perf counter of this thread's user-level @event; fd or -1. */
-static int perf_open(uint64_t event, bool pinned, bool disabled)
+/*
+ * A perf counter of user-level @event: of this thread when @cpu is -1,
+ * else of CPU @cpu; fd or -1.
+ */
+static int perf_open_on(uint64_t event, bool pinned, bool disabled, int cpu)
 {
 	struct perf_event_attr attr;
 
@@ -1532,22 +1535,14 @@ static int perf_open(uint64_t event, bool pinned, bool disabled)
 	attr.exclude_hv = 1;
 	attr.pinned = pinned;
 	attr.disabled = disabled;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return syscall(SYS_perf_event_open, &attr, cpu < 0 ? 0 : -1, cpu, -1,
+		       0);
 }
 
-/* A pinned counter of @event on CPU @cpu, user level; fd or -1. */
-static int perf_cpu_open(uint64_t event, int cpu)
+/* A perf counter of this thread's user-level @event; fd or -1. */
+static int perf_open(uint64_t event, bool pinned, bool disabled)
 {
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_RAW;
-	attr.config = event;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.pinned = 1;
-	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+	return perf_open_on(event, pinned, disabled, -1);
 }
 
 static bool over_perf(void)
@@ -1674,7 +1669,7 @@ TEST(perf_taken_later_logged)
 	logged = klog_count(line);
 	for (;;) {
 		ASSERT_GT(40, n);
-		fds[n] = perf_cpu_open(EV_INST_RETIRED, 0);
+		fds[n] = perf_open_on(EV_INST_RETIRED, true, false, 0);
 		ASSERT_LE(0, fds[n]);
 		if (perf_count(fds[n]) == ~0ull) {
 			close(fds[n]);
@@ -1683,8 +1678,9 @@ TEST(perf_taken_later_logged)
 		n++;
 	}
 	TH_LOG("perf holds %d counters of CPU 0", n);
-	usleep(10000);		/* switched out and in */
-	usleep(10000);		/* the apply work's log line */
+	/* Switched out and in, then the apply work's turn: within 1 s. */
+	for (i = 0; i < 100 && klog_count(line) == logged; i++)
+		usleep(10000);
 	EXPECT_EQ(logged + 1, klog_count(line));
 	/* Meanwhile the thread runs: pfm_perf retries every 100 ms. */
 	loop2(PERF_LOOP);
