@@ -38,7 +38,7 @@
  *  - pfm_get_target() refuses a thread with PF_EXITING (-ESRCH).  A load
  *    that passed it before the flag was set reaches pfm_hook_attach(),
  *    which refuses a @dead hook, and a hook whose thread can no longer
- *    take the work that would link @pn (-ESRCH from pfm_hook_kick()); the
+ *    take the work that would link @pn (-ESRCH from pfm_hook_kick_queue()); the
  *    load is then undone, session included.  Every other attach
  *    happens before the last switch: the notifier is linked, or its
  *    work is queued and runs in do_exit(), so the last switch (or
@@ -398,24 +398,51 @@ static void pfm_hook_sync_fn(struct callback_head *cb)
 }
 
 /*
- * Have the thread sync its notifier on its next return to user space
- * (at once when it is the caller).  Return: 0, or -ESRCH when the
- * thread is past running task works (it is exiting).
+ * Have the thread sync its notifier on its next return to user space (at
+ * once when it is the caller).  Return: true when @sync_work is reserved
+ * (@queued) for the caller to queue with pfm_hook_kick_queue() once it
+ * unlocks: task_work_add() may allocate (KASAN's record of the caller's
+ * stack), which a raw lock with interrupts off does not allow.
  */
-static int pfm_hook_kick(struct pfm_hook *hook)
+static bool pfm_hook_kick_reserve(struct pfm_hook *hook)
 	__must_hold(&hook->lock)
 {
-	int ret;
-
+	lockdep_assert_held(&hook->lock);
 	if (hook->task == current) {
 		pfm_hook_sync(hook);
-		return 0;
+		return false;
 	}
 	if (hook->queued)
+		return false;
+	hook->queued = true;
+	return true;
+}
+
+/*
+ * Queue the work pfm_hook_kick_reserve() reserved; @lock not held.  When
+ * the thread is past running task works (exiting) the reservation goes.
+ * A notifier that was linked then sees the thread's last switch, which
+ * ends the context attached (or did already): nothing to undo.  One that
+ * was not never will: the attach is undone, and nothing else touched it
+ * meanwhile (the work that links it was not queued, and only the thread
+ * itself or its last switch change it).
+ * Return: 0, or -ESRCH when the context attached was taken back.
+ */
+static int pfm_hook_kick_queue(struct pfm_hook *hook, bool was_linked)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (!task_work_add(hook->task, &hook->sync_work, TWA_RESUME))
 		return 0;
-	ret = task_work_add(hook->task, &hook->sync_work, TWA_RESUME);
-	if (!ret)
-		hook->queued = true;
+	raw_spin_lock_irqsave(&hook->lock, flags);
+	hook->queued = false;
+	if (!was_linked && hook->ctx) {
+		hook->ctx = NULL;
+		ret = -ESRCH;
+	}
+	pfm_hook_maybe_free(hook);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
 	return ret;
 }
 
@@ -519,6 +546,7 @@ void pfm_hook_put(struct pfm_hook *hook)
  */
 int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 {
+	bool kick = false, was_linked = false;
 	unsigned long flags;
 	int ret = -ESRCH;
 
@@ -527,11 +555,13 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 		ret = -EAGAIN;
 	} else if (!hook->dead && !WARN_ON_ONCE(hook->ctx)) {
 		hook->ctx = ctx;
-		ret = pfm_hook_kick(hook);
-		if (ret)
-			hook->ctx = NULL;
+		was_linked = hook->linked;
+		kick = pfm_hook_kick_reserve(hook);
+		ret = 0;
 	}
 	raw_spin_unlock_irqrestore(&hook->lock, flags);
+	if (kick)
+		ret = pfm_hook_kick_queue(hook, was_linked);
 	return ret;
 }
 
@@ -549,11 +579,14 @@ void pfm_hook_detach(struct pfm_hook *hook)
 {
 	unsigned long flags;
 
+	bool kick;
+
 	raw_spin_lock_irqsave(&hook->lock, flags);
 	hook->ctx = NULL;
-	/* An exiting thread (-ESRCH) unlinks at its last switch instead. */
-	if (hook->linked)
-		pfm_hook_kick(hook);
+	kick = hook->linked && pfm_hook_kick_reserve(hook);
 	pfm_hook_maybe_free(hook);
 	raw_spin_unlock_irqrestore(&hook->lock, flags);
+	/* Reserved, the hook stays; an exiting thread unlinks at its last switch. */
+	if (kick)
+		pfm_hook_kick_queue(hook, true);
 }
