@@ -376,11 +376,18 @@ static const struct file_operations pfm_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * Root's alone until the administrator widens it (the udev rule's
+ * group, Documentation/security.rst): a module cannot read the
+ * machine's perf policy (kernel.perf_event_paranoid is not exported,
+ * and Debian's 3 refuses unprivileged perf outright), so by default an
+ * unprivileged user gets nothing perf would not give.
+ */
 static struct miscdevice pfm_miscdev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "perfmon",
 	.fops	= &pfm_fops,
-	.mode	= 0666,
+	.mode	= 0600,
 };
 
 int pfm_dev_init(void)

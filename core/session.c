@@ -26,6 +26,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
+#include <linux/cred.h>
 #include <linux/sched.h>
 
 #include "perfmon.h"
@@ -129,6 +130,27 @@ void pfm_sessions_unlock(void)
 	mutex_unlock(&pfm_sessions_mutex);
 }
 
+/*
+ * Name one holder, so that root can end what blocks it: a per-thread
+ * session lasts until its monitor closes the context (fuser -v
+ * /dev/perfmon lists them) or its thread exits.  Privilege does not
+ * evict it: its monitor would lose counts it was promised, silently.
+ */
+static void pfm_task_sessions_refuse(int cpu)
+{
+	struct pfm_context *ctx;
+	unsigned int bkt;
+
+	lockdep_assert_held(&pfm_sessions_mutex);
+	hash_for_each(pfm_task_ctxs, bkt, ctx, task_node) {
+		pr_info_ratelimited("system-wide monitoring of CPU%d refused: %u per-thread session(s) loaded, one on thread %d (%s) by uid %u; each ends when its monitor closes it (fuser -v /dev/perfmon) or its thread exits\n",
+				    cpu, pfm_task_sessions,
+				    task_pid_nr(ctx->task), ctx->task->comm,
+				    from_kuid_munged(&init_user_ns, ctx->uid));
+		return;
+	}
+}
+
 /**
  * pfm_session_acquire() - reserve the session for @ctx on @task or @cpu
  * @ctx: the context being loaded
@@ -158,8 +180,7 @@ int pfm_session_acquire(struct pfm_context *ctx, struct task_struct *task,
 			return -EBUSY;	/* one context per thread */
 	} else {
 		if (pfm_task_sessions) {
-			pr_info_ratelimited("system-wide monitoring of CPU%d refused: %u per-thread session(s) loaded; unload them first\n",
-					    cpu, pfm_task_sessions);
+			pfm_task_sessions_refuse(cpu);
 			return -EBUSY;
 		}
 		if (per_cpu(pfm_sys_ctx, cpu))

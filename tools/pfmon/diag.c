@@ -71,6 +71,12 @@ void pfmon_explain(const char *what, int err)
 			"  /dev/perfmon is missing: load the module (modprobe perfmon)\n");
 		break;
 	case EACCES:
+		if (access("/dev/perfmon", R_OK | W_OK)) {
+			fprintf(stderr,
+				"  /dev/perfmon is root's and its group's: an administrator gives it\n"
+				"  to a group and adds you (Documentation/security.rst, \"The device node\")\n");
+			break;
+		}
 		fprintf(stderr,
 			"  monitoring CPUs needs CAP_PERFMON or CAP_SYS_ADMIN, or\n"
 			"  /sys/kernel/perfmon/paranoid at 0: run as root, or monitor a command\n"

@@ -45,7 +45,7 @@ static pfm_attr(constructor) void exec_helper(int argc, char **argv)
  * Become uid 65534 and stay dumpable, as a program that user started
  * would be (changing uid made the process non-dumpable).  0 or -errno.
  */
-static int become_user(void)
+static int become_dumpable_nobody(void)
 {
 	return become_nobody() || prctl(PR_SET_DUMPABLE, 1) ? -errno : 0;
 }
@@ -97,7 +97,7 @@ static void exec_target(int fd, int go, bool self, const char *image)
 {
 	char c;
 
-	if (become_user())
+	if (become_dumpable_nobody())
 		_exit(20);
 	if (self && (pfm_load(fd, gettid()) || pfm_start(fd, NULL)))
 		_exit(21);
@@ -121,7 +121,7 @@ static void exec_watch(struct exec_seen *s, const char *image, bool self,
 	int fd, go[2];
 	pid_t pid;
 
-	if (!root && become_user()) {
+	if (!root && become_dumpable_nobody()) {
 		s->err = 1;
 		return;
 	}
@@ -322,7 +322,7 @@ static pid_t waiter(bool user, pid_t tracer)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if ((user && become_user()) ||
+		if ((user && become_dumpable_nobody()) ||
 		    (tracer && prctl(PR_SET_PTRACER, tracer, 0, 0, 0)))
 			_exit(100);
 		for (;;)
@@ -377,7 +377,7 @@ static void attach_run(struct attach_seen *s, int scope, bool root)
 	memset(shared, 0, sizeof(*shared));
 	mon = fork();
 	if (mon == 0) {
-		if (!root && become_user())
+		if (!root && become_dumpable_nobody())
 			_exit(1);
 		t[T_CHILD] = waiter(false, 0);
 		if (read(go[0], &t[T_OTHER], 2 * sizeof(pid_t)) !=

@@ -450,7 +450,7 @@ static int as_user(uid_t id, int (*fn)(void *), void *arg)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (setresgid(id, id, id) || setresuid(id, id, id))
+		if (become_user(id))
 			_exit(100);
 		_exit(fn(arg));
 	}
@@ -487,8 +487,7 @@ static pid_t victim(uid_t id)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (setresgid(id, id, id) || setresuid(id, id, id) ||
-		    prctl(PR_SET_DUMPABLE, 1))
+		if (become_user(id) || prctl(PR_SET_DUMPABLE, 1))
 			_exit(100);
 		for (;;)
 			pause();

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/perfmon as a device: it exists once the module is loaded, every
- * open is a separate context, and the ABI version query answers with the
- * header's version and zeroed reserved fields.
+ * /dev/perfmon as a device: it exists once the module is loaded, it is
+ * closed to users outside its group, every open is a separate context,
+ * and the ABI version query answers with the header's version and
+ * zeroed reserved fields.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/perfmon.h>
@@ -36,6 +39,51 @@ TEST(node_is_a_char_device)
 
 	ASSERT_EQ(0, stat("/dev/perfmon", &st));
 	EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+/*
+ * In a child as uid/gid 65534 with @ngroups supplementary groups
+ * (@groups): open the node.  Exit status 0 when it opened, else its
+ * errno (100: the user change failed).
+ */
+static int open_as_nobody(size_t ngroups, const gid_t *groups)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgroups(ngroups, groups) ||
+		    setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		fd = open("/dev/perfmon", O_RDWR | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The module makes the node root's alone (the guests' /init checks that
+ * it comes 0600); a site gives it to a group (the udev rule, which
+ * /init applies): its members open it, other users get EACCES.
+ */
+TEST(node_closed_to_others)
+{
+	struct stat st;
+	gid_t node_gid;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	ASSERT_EQ(0, stat("/dev/perfmon", &st));
+	EXPECT_EQ(0, st.st_uid);
+	EXPECT_EQ(0, st.st_mode & 0007) TH_LOG("mode %o", st.st_mode & 0777);
+	if (!st.st_gid || (st.st_mode & 0060) != 0060)
+		SKIP(return, "node not given to a group (tools/udev/60-perfmon.rules)");
+	node_gid = st.st_gid;
+	EXPECT_EQ(EACCES, open_as_nobody(0, NULL));
+	EXPECT_EQ(0, open_as_nobody(1, &node_gid));
 }
 
 TEST_F(dev, version_matches_header)

@@ -1630,7 +1630,7 @@ static void maybe_drop_root(int idx)
 {
 	if (idx % 3 != 2 || getuid())
 		return;
-	if (setgid(FZ_NOBODY) || setuid(FZ_NOBODY))
+	if (become_user(FZ_NOBODY))
 		return;
 	prctl(PR_SET_DUMPABLE, 1);
 }
@@ -2032,7 +2032,7 @@ static long contexts_free(uid_t uid, long max)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		if (uid != geteuid() && (setgid(uid) || setuid(uid)))
+		if (uid != geteuid() && become_user(uid))
 			_exit(1);
 		while (n <= max && (fd = pfm_open()) >= 0)
 			n++;

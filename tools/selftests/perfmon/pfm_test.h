@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -518,11 +519,29 @@ static inline int run_child(int (*fn)(void))
 	return WEXITSTATUS(status);
 }
 
-/* Become uid/gid 65534 (nobody: no capability); 0 or -errno. */
+/*
+ * Become uid/gid @id, with no capability and /dev/perfmon's group as the
+ * only other group: the user of a site that gave the node to a group
+ * (tools/udev/60-perfmon.rules; the guests' /init does what it does).
+ * 0 or -errno.
+ */
+static inline int become_user(uid_t id)
+{
+	struct stat st;
+	gid_t node_gid;
+
+	if (stat("/dev/perfmon", &st))
+		return -errno;
+	node_gid = st.st_gid;
+	/* Once a user, its groups stay (only root may set them). */
+	return (!geteuid() && setgroups(1, &node_gid)) ||
+	       setresgid(id, id, id) || setresuid(id, id, id) ? -errno : 0;
+}
+
+/* Become uid/gid 65534 (nobody) in /dev/perfmon's group; 0 or -errno. */
 static inline int become_nobody(void)
 {
-	return setresgid(65534, 65534, 65534) ||
-	       setresuid(65534, 65534, 65534) ? -errno : 0;
+	return become_user(65534);
 }
 
 /* Occurrences of @s in the kernel log. */

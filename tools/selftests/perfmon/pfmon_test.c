@@ -125,6 +125,9 @@ static void run_free(struct run *r)
 	r->err = NULL;
 }
 
+/* run_sh() runs its command as uid 65534 outside /dev/perfmon's group. */
+static bool run_outsider;
+
 /*
  * Run a command line with "sh -c", its stdout and stderr captured apart
  * (both read as they come: neither pipe can fill and block it).  Any
@@ -155,6 +158,10 @@ static int run_sh(struct run *r, const char *fmt, ...)
 	if (pid == 0) {
 		dup2(out[1], STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
+		if (run_outsider && (setgroups(0, NULL) ||
+				     setresgid(65534, 65534, 65534) ||
+				     setresuid(65534, 65534, 65534)))
+			_exit(126);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -1587,6 +1594,30 @@ TEST(refusals)
 	run_free(&r);
 	unlink("/tmp/pfmon_test_garbage");
 	unlink("/tmp/pfmon_test_empty.data");
+}
+
+/*
+ * A user outside /dev/perfmon's group (the guests give it to one, as the
+ * udev rule does) is told how to get in, and pfmon fails.
+ */
+TEST(device_closed_explained)
+{
+	const char *why;
+	struct run r = { };
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch users");
+	run_outsider = true;
+	run_sh(&r, "pfmon stat -e %s -- true", this_pmu()->work);
+	run_outsider = false;
+	TH_LOG("exit %d, stderr: %s", r.status, r.err);
+	EXPECT_EQ(1, r.status);
+	EXPECT_TRUE(has(r.err, "Permission denied"));
+	EXPECT_TRUE(has(r.err, "\"The device node\""));
+	run_free(&r);
 }
 
 /*

@@ -1424,8 +1424,7 @@ static int memlock_child(void)
 	struct pfm_dfl_smpl_arg arg;
 	int fd;
 
-	if (setrlimit(RLIMIT_MEMLOCK, &rl) ||
-	    setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || become_nobody())
 		return 100;
 	memset(&arg, 0, sizeof(arg));
 	arg.buf_size = 1 << 20;
@@ -1466,7 +1465,7 @@ static int system_wide_child(void)
 {
 	int fd;
 
-	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+	if (become_nobody())
 		return 100;
 	fd = pfm_new_ctx(PFM_FL_SYSTEM_WIDE);
 	if (fd < 0)
@@ -2232,7 +2231,7 @@ static int kchain_child(void)
 	pfarg_pmd_t pd;
 	int fd;
 
-	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+	if (become_nobody())
 		return 100;
 	fd = pfm_fmt_ctx(0, NULL, NULL, 0);
 	if (fd < 0)

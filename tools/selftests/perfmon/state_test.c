@@ -193,12 +193,21 @@ TEST_F(loaded, a_thread_carries_one_context)
 	close(fd);
 }
 
+/*
+ * The refusal names a per-thread session that blocks it (this thread's),
+ * so that root knows what to end.
+ */
 TEST_F(loaded, system_wide_does_not_mix_with_per_thread)
 {
 	int fd = pfm_counting_ctx(PFM_FL_SYSTEM_WIDE, SOFT_EV_CPU_CLOCK, 0);
+	char holder[64];
+	int before;
 
 	ASSERT_LE(0, fd);
+	snprintf(holder, sizeof(holder), "one on thread %d (", gettid());
+	before = klog_count(holder);
 	EXPECT_EQ(-EBUSY, do_load(fd, 0, 0));
+	EXPECT_EQ(before + 1, klog_count(holder)) TH_LOG("no line with '%s'", holder);
 	EXPECT_EQ(0, pfm_ioctl(self->fd, PFM_UNLOAD_CONTEXT, NULL));
 	ASSERT_EQ(0, do_load(fd, 0, 0));
 	/* And the other way round. */

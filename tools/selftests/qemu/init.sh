@@ -118,6 +118,22 @@ load_modules() {
 		fi
 	done
 	step_check "loading the modules" "$t0" $TAINT_LOAD
+	node_policy
+}
+
+# /dev/perfmon as the module makes it, root's alone; then what a site's
+# udev rule does (tools/udev/60-perfmon.rules): group perfmon, 0660.
+# The tests' unprivileged users join that group (pfm_test.h).
+PERFMON_GID=990
+node_policy() {
+	node=$(stat -c '%a %u %g' /dev/perfmon 2>&1)
+	if [ "$node" = "600 0 0" ]; then
+		echo "RIG-CHECK pass /dev/perfmon made 0600 root:root"
+	else
+		echo "RIG-CHECK fail /dev/perfmon made '$node', want '600 0 0'"
+		rc=1
+	fi
+	chgrp $PERFMON_GID /dev/perfmon && chmod 0660 /dev/perfmon
 }
 
 unload_modules() {
