@@ -158,6 +158,9 @@ struct pfmon_target {
  * @child_done: @child was reaped
  * @child_status: its wait status
  * @throttles: PFM_MSG_THROTTLE read: ticks some context did not count
+ * @start_ns: when counting started
+ * @follow: -p's process, whose new threads get contexts too (0: none)
+ * @follow_ns: when the session next looks for them
  */
 struct pfmon_session {
 	struct pfmon_pmu pmu;
@@ -181,6 +184,8 @@ struct pfmon_session {
 	int child_status;
 	unsigned long throttles;
 	uint64_t start_ns;
+	pid_t follow;
+	uint64_t follow_ns;
 };
 
 /* pfmon_loop_ops.proc_event: what happened to a traced thread */

@@ -29,6 +29,9 @@
 
 #include "pfmon.h"
 
+/* -p: how often the session looks for new threads of the process (ms) */
+#define FOLLOW_MS	50
+
 uint64_t pfmon_now_ns(void)
 {
 	struct timespec ts;
@@ -107,7 +110,8 @@ int pfmon_targets_cpus(struct pfmon_session *s, const char *cpus)
  * @s: the session
  * @pid: the process (or one thread id)
  *
- * Threads it creates later are not followed.
+ * Threads it creates later get theirs from the session loop
+ * (follow_scan()).
  *
  * Return: 0, or -1 after a message.
  */
@@ -127,6 +131,7 @@ int pfmon_targets_pid(struct pfmon_session *s, pid_t pid)
 		if (de->d_name[0] != '.' && !target_add(s, atoi(de->d_name)))
 			break;
 	closedir(d);
+	s->follow = pid;
 	return s->ntgt ? 0 : -1;
 }
 
@@ -675,21 +680,27 @@ int pfmon_session_init(struct pfmon_session *s)
 	return signals_open(s);
 }
 
-/* A new thread or process of the traced command: monitor it too. */
-static void traced_new(struct pfmon_session *s, pid_t tid,
+/* A thread found once the session runs: monitor it too. */
+static void target_new(struct pfmon_session *s, pid_t tid,
 		       const struct pfmon_loop_ops *ops)
 {
-	struct pfmon_target *t;
+	struct pfmon_target *t = target_add(s, tid);
 
-	if (target_find(s, tid))
-		return;
-	t = target_add(s, tid);
 	if (!t)
 		return;
 	if (target_start_report(s, t))
 		pfmon_warn("thread %d runs unmonitored", tid);
 	if (ops->proc_event)
 		ops->proc_event(s, tid, PFMON_PROC_NEW, ops->arg);
+}
+
+/* A new thread or process of the traced command. */
+static void traced_new(struct pfmon_session *s, pid_t tid,
+		       const struct pfmon_loop_ops *ops)
+{
+	if (target_find(s, tid))
+		return;
+	target_new(s, tid, ops);
 	s->live++;
 }
 
@@ -845,13 +856,52 @@ static int poll_targets(struct pfmon_session *s, struct pollfd *pfd,
 	return 0;
 }
 
+/*
+ * -p: the threads the process created since the last look get contexts
+ * too, each counted from its load: up to FOLLOW_MS of a new thread's
+ * start is not.  (A traced command's threads are taken at their clone,
+ * but tracing a running process all along would keep its debugger out.)
+ */
+static void follow_scan(struct pfmon_session *s,
+			const struct pfmon_loop_ops *ops)
+{
+	struct dirent *de;
+	char path[64];
+	pid_t tid;
+	DIR *d;
+
+	s->follow_ns = pfmon_now_ns() + FOLLOW_MS * 1000000ULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", s->follow);
+	d = opendir(path);
+	if (!d)
+		return;		/* it ended: its threads' END messages say so */
+	while ((de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid > 0 && !target_find(s, tid))
+			target_new(s, tid, ops);
+	}
+	closedir(d);
+}
+
+/* poll()'s timeout: the next interval tick, or the next look for threads. */
+static int loop_timeout(struct pfmon_session *s,
+			const struct pfmon_loop_ops *ops, uint64_t *next)
+{
+	int ms = next_tick_ms(s, ops, next);
+
+	if (s->follow && (ms < 0 || ms > FOLLOW_MS))
+		ms = FOLLOW_MS;
+	return ms;
+}
+
 /**
  * pfmon_session_loop() - run until the command ends or the user stops
  * @s: the session, started and let go
  * @ops: what to do on the way
  *
  * Ends when the command (and, traced, every thread it made) ended; for
- * -p when its threads ended; else at SIGINT/SIGTERM.
+ * -p when its threads ended, those it made since included; else at
+ * SIGINT/SIGTERM.
  *
  * Return: 0, or -1 after a message.
  */
@@ -871,12 +921,14 @@ int pfmon_session_loop(struct pfmon_session *s,
 			break;
 		}
 		pfd = n;
-		if (poll_targets(s, pfd, next_tick_ms(s, ops, &next), ops)) {
+		if (poll_targets(s, pfd, loop_timeout(s, ops, &next), ops)) {
 			ret = -1;
 			break;
 		}
 		if ((pfd[0].revents & POLLIN) && !signals_read(s, ops))
 			break;
+		if (s->follow && pfmon_now_ns() >= s->follow_ns)
+			follow_scan(s, ops);
 		if (all_ended(s))
 			break;
 		if (next && pfmon_now_ns() >= next)

@@ -4,12 +4,14 @@
  * tests.  Per round, hot_loop() does 16 times the work of cold_loop()
  * and 4 times that of warm_loop(): about 76%, 19% and 5% of the time.
  *
- *   hotspot [-r ROUNDS] [-t THREADS] [-s USEC]
+ *   hotspot [-r ROUNDS] [-t THREADS] [-s USEC] [-l USEC]
  *
  * Each of THREADS threads (1) runs ROUNDS rounds (200), sleeping USEC
  * microseconds (0: not at all) after each: a CPU-bound thread alone on
  * an idle CPU may never be switched out, so a test that needs switches
- * spread over the whole run asks for them.  Built without optimization
+ * spread over the whole run asks for them.  With -l the threads beyond
+ * the first are created that late: a monitor attached to the running
+ * process meanwhile must find them (pfmon -p).  Built without optimization
  * of the loops' bodies away: they store to a volatile sink.
  *
  * Its last line gives the CPU time the kernel accounted to the process
@@ -91,10 +93,11 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[64];
+	unsigned long late_us = 0;
 	int c, i, threads = 1;
 	struct rusage ru;
 
-	while ((c = getopt(argc, argv, "r:t:s:")) != -1) {
+	while ((c = getopt(argc, argv, "r:t:s:l:")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = strtoul(optarg, NULL, 0);
@@ -105,8 +108,11 @@ int main(int argc, char **argv)
 		case 's':
 			sleep_us = strtoul(optarg, NULL, 0);
 			break;
+		case 'l':
+			late_us = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: hotspot [-r ROUNDS] [-t THREADS] [-s USEC]\n");
+			fprintf(stderr, "usage: hotspot [-r ROUNDS] [-t THREADS] [-s USEC] [-l USEC]\n");
 			return 2;
 		}
 	}
@@ -114,6 +120,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hotspot: 1 to 64 threads\n");
 		return 2;
 	}
+	if (late_us)
+		usleep(late_us);
 	for (i = 1; i < threads; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL)) {
 			perror("hotspot: pthread_create");

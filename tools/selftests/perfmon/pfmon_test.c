@@ -1621,23 +1621,24 @@ TEST(device_closed_explained)
 }
 
 /*
- * Start "hotspot -t 2 -r @rounds" (stdout to /dev/null); when both its
- * threads exist, its pid, and the thread's not the main one in *@tid.
+ * Start "hotspot -t @threads -r @rounds" (stdout to /dev/null); when all
+ * its threads exist, its pid, and one that is not the main one in *@tid.
  */
-static pid_t hotspot_threads(const char *rounds, pid_t *tid)
+static pid_t hotspot_n(int threads, const char *rounds, pid_t *tid)
 {
-	char path[64];
+	char path[64], nt[16];
 	struct dirent *de;
 	int tries, n;
 	pid_t pid;
 	DIR *d;
 
+	snprintf(nt, sizeof(nt), "%d", threads);
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, STDOUT_FILENO);
-		execlp("hotspot", "hotspot", "-t", "2", "-r", rounds, NULL);
+		execlp("hotspot", "hotspot", "-t", nt, "-r", rounds, NULL);
 		_exit(127);
 	}
 	if (pid < 0)
@@ -1652,13 +1653,19 @@ static pid_t hotspot_threads(const char *rounds, pid_t *tid)
 				*tid = atoi(de->d_name);
 		if (d)
 			closedir(d);
-		if (n == 2 && *tid)
+		if (n == threads && *tid)
 			return pid;
 		usleep(1000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return -1;
+}
+
+/* hotspot_n() of 2 threads. */
+static pid_t hotspot_threads(const char *rounds, pid_t *tid)
+{
+	return hotspot_n(2, rounds, tid);
 }
 
 /*
@@ -1723,6 +1730,81 @@ TEST(attach_pid_and_tid)
  * time it came back, and livelocked in the overflow interrupt (every
  * sample in pfm_hook_sched_in()), or stalled 10 s (hard LOCKUP).
  */
+/*
+ * "hotspot -t 3 -l 500000" (stdout to /dev/null): its pid once it runs
+ * hotspot, with one thread; two more come 0.5 s later.
+ */
+static pid_t hotspot_late(void)
+{
+	char path[64], comm[32] = "";
+	int tries;
+	FILE *f;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		execlp("hotspot", "hotspot", "-t", "3", "-l", "500000",
+		       "-r", "1000000", NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	for (tries = 0; tries < 2000; tries++) {
+		f = fopen(path, "re");
+		if (f && !fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		if (f)
+			fclose(f);
+		if (!strcmp(comm, "hotspot\n"))
+			return pid;
+		usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * record -p follows the threads the process creates after pfmon
+ * attached: all three have samples, in the one recording.
+ */
+TEST(attach_pid_follows_new_threads)
+{
+	const char *path = "/tmp/pfmon_test_follow.data";
+	struct data_stats ds;
+	struct run r = { };
+	const char *why;
+	int i, status;
+	pid_t pid;
+
+	why = cannot_run(NULL);
+	if (why)
+		SKIP(return, "%s", why);
+	pid = hotspot_late();
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, run_sh(&r, "(sleep 2; kill %d) & pfmon record -q -o %s -p %d",
+			    pid, path, pid))
+		TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, data_read(path, &ds));
+	TH_LOG("-p %d: %llu samples, %d thread(s)", pid,
+	       (unsigned long long)ds.samples, ds.ntids);
+	EXPECT_EQ(3, ds.ntids);
+	for (i = 0; i < ds.ntids; i++) {
+		TH_LOG("thread %u of %u: %llu samples", ds.tid[i], ds.pid[i],
+		       (unsigned long long)ds.tid_samples[i]);
+		EXPECT_EQ((uint32_t)pid, ds.pid[i]);
+		EXPECT_LT(0, ds.tid_samples[i]);
+	}
+	EXPECT_FALSE(has(r.err, "unmonitored")) TH_LOG("stderr: %s", r.err);
+	run_free(&r);
+	unlink(path);
+}
+
 TEST(attach_rounds)
 {
 	const char *path = "/tmp/pfmon_test_rounds.data";
