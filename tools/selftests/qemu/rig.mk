@@ -36,7 +36,7 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 # since --no-tree cannot see that the kernel defines them.
 CHECKPATCH_KNAMES := arch/arm64/pmuv3_map.c
 
-.PHONY: need-deps checkpatch check check-dkms check-rig run test shell guest-run \
+.PHONY: need-deps checkpatch check check-dkms check-rig run test soak shell guest-run \
 	check-debug bench fuzz-long
 
 need-deps:
@@ -186,6 +186,15 @@ VMP	:= $(if $(PMU),--pmu $(PMU))
 
 test: build-$(GUEST)
 	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout $(TIMEOUT) test $(T)
+
+# pfmon's attach soak (pfmon_test attach_soak, or pmuv3_pfmon_test with
+# PMU=pmuv3 or perf): SOAK_ROUNDS rounds of stat -p and record -p of a
+# running 4-thread process.
+SOAK_ROUNDS ?= 40
+soak: build-$(GUEST)
+	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout 1500 \
+	  --append "PFM_SOAK_ROUNDS=$(SOAK_ROUNDS)" \
+	  test $(if $(filter pmuv3 perf,$(PMU)),pmuv3_pfmon_test,pfmon_test)
 
 shell: build-$(GUEST)
 	@$(VM) --arch $(GUEST) $(VMK) $(VMP) shell
