@@ -478,6 +478,167 @@ static int try_attach_ok(void *arg)
 }
 
 /*
+ * Attach as a profiling tool does (issue 36, failure 5): every thread of
+ * a running 4-thread process is seized, loaded, let go and started,
+ * counting its system calls (PMD0) and 2 ms of its task clock (PMD1,
+ * notifying: its overflow masks the context).  Each thread that ran
+ * counts calls, unless its task clock overflowed before its first one,
+ * which only a gap of 2 ms in its own CPU clock can explain: its vCPU
+ * held off while it was current (the task clock runs on).  Any other
+ * zero is a lost count.
+ */
+#define ATT_THREADS	4
+#define ATT_PERIOD	2000000ULL	/* ns of task clock per overflow */
+#define ATT_ROUNDS	5
+
+/* Shared by the process and the test: read and written whole. */
+#define ATT_GET(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define ATT_SET(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+struct att_thread {
+	int tid;
+	uint64_t calls;
+	uint64_t max_gap;	/* in its CPU clock, this round */
+};
+
+static struct att_shared {
+	int round, stop;
+	struct att_thread t[ATT_THREADS];
+} *att;
+
+/*
+ * Read the thread's CPU clock (a system call) in a loop, keeping the
+ * longest gap between two reads in this round.  The gap a round's change
+ * falls in counts for the new round: it may be the one that matters.
+ */
+static void *att_worker(void *arg)
+{
+	struct att_thread *t = arg;
+	uint64_t prev, now, gap;
+	int round = 0, r;
+
+	ATT_SET(t->tid, gettid());
+	prev = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	while (!ATT_GET(att->stop)) {
+		now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		gap = now - prev;
+		r = ATT_GET(att->round);
+		if (r != round) {
+			round = r;
+			ATT_SET(t->max_gap, gap);
+		} else if (gap > ATT_GET(t->max_gap)) {
+			ATT_SET(t->max_gap, gap);
+		}
+		prev = now;
+		ATT_SET(t->calls, t->calls + 1);
+	}
+	return NULL;
+}
+
+/* The process: ATT_THREADS workers until att->stop. */
+static void att_process(void)
+{
+	pthread_t th[ATT_THREADS];
+	int i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (i = 1; i < ATT_THREADS; i++)
+		if (pthread_create(&th[i], NULL, att_worker, &att->t[i]))
+			_exit(1);
+	att_worker(&att->t[0]);
+	_exit(0);
+}
+
+/* A context counting calls on PMD0, 2 ms of task clock on PMD1. */
+static int att_ctx(void)
+{
+	const uint64_t start = -ATT_PERIOD;
+	pfarg_pmd_t pd;
+	int fd = pfm_counting_ctx(0, SOFT_EV_SYSCALLS, 0);
+
+	if (fd < 0)
+		return fd;
+	pfm_pmd_prep(&pd, 0, 1, PFM_REGFL_OVFL_NOTIFY, start, start);
+	if (pfm_write_pmc(fd, 0, 1, SOFT_EV_TASK_CLOCK) ||
+	    pfm_write_pmds(fd, &pd, 1) ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* PFM_MSG_OVFL messages waiting on @fd. */
+static int att_ovfl_msgs(int fd)
+{
+	union pfarg_msg msg;
+	int n = 0;
+
+	while (read(fd, &msg, sizeof(msg)) == sizeof(msg))
+		n += msg.type == PFM_MSG_OVFL;
+	return n;
+}
+
+TEST(attach_running_threads_count)
+{
+	uint64_t calls[ATT_THREADS], ran, v0, v1, gap;
+	int fd[ATT_THREADS], i, round, ovfl;
+	int lost = 0, held = 0, idle = 0;
+	pid_t pid;
+
+	att = mmap(NULL, sizeof(*att), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(att != MAP_FAILED);
+	memset(att, 0, sizeof(*att));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		att_process();
+	for (i = 0; i < ATT_THREADS; i++)
+		while (!ATT_GET(att->t[i].tid))
+			usleep(1000);
+	for (round = 1; round <= ATT_ROUNDS; round++) {
+		ATT_SET(att->round, round);
+		for (i = 0; i < ATT_THREADS; i++) {
+			fd[i] = att_ctx();
+			ASSERT_LE(0, fd[i]);
+			calls[i] = ATT_GET(att->t[i].calls);
+			ASSERT_EQ(0, pfm_load_traced(fd[i], att->t[i].tid));
+			ASSERT_EQ(0, pfm_start(fd[i], NULL));
+		}
+		usleep(60000);
+		for (i = 0; i < ATT_THREADS; i++) {
+			ASSERT_EQ(0, pfm_stop(fd[i]));
+			ran = ATT_GET(att->t[i].calls) - calls[i];
+			gap = ATT_GET(att->t[i].max_gap);
+			v0 = pfm_read_pmd(fd[i], 0, 0);
+			v1 = pfm_read_pmd(fd[i], 0, 1) + ATT_PERIOD;
+			ovfl = att_ovfl_msgs(fd[i]);
+			close(fd[i]);
+			if (v0)
+				continue;
+			TH_LOG("round %d, thread %d: 0 calls counted of %llu made",
+			       round, att->t[i].tid, (unsigned long long)ran);
+			TH_LOG("  task clock %llu ns, %d overflow(s), longest gap %llu ns",
+			       (unsigned long long)v1, ovfl,
+			       (unsigned long long)gap);
+			if (!ran)
+				idle++;
+			else if (ovfl && gap >= ATT_PERIOD * 9 / 10)
+				held++;
+			else
+				lost++;
+		}
+	}
+	ATT_SET(att->stop, 1);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	TH_LOG("%d rounds of %d threads: %d lost, %d held off, %d did not run",
+	       ATT_ROUNDS, ATT_THREADS, lost, held, idle);
+	EXPECT_EQ(0, lost);
+	munmap(att, sizeof(*att));
+}
+
+/*
  * A process of uid @id that waits to be killed.  Changing uid made it
  * non-dumpable; it declares itself dumpable again, as any program
  * started by that user would be.
