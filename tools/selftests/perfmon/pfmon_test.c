@@ -1805,6 +1805,19 @@ TEST(attach_pid_follows_new_threads)
 	unlink(path);
 }
 
+/*
+ * attach_soak's window starts once pfmon loaded a context on each of the
+ * 4 threads (up to 2 s): over pfm_perf an attach takes 20 to 35 ms a
+ * thread, and pfmon's start some more, so a window timed from pfmon's
+ * launch left the last thread 0 to 5 ms of counting in 3 rounds of 100
+ * (start to stop 0.5 to 1.4 ms, no sample).
+ */
+#define SOAK_ATTACHED \
+	"i=0; while [ $(cat " PFM_SYSFS "task_sessions_count) -lt 4 ] && " \
+	"[ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done"
+/* ... then 0.3 s, and Ctrl-C to pfmon ($m). */
+#define SOAK_WINDOW	"sleep 0.3; kill -INT $m; wait $m"
+
 /* Rounds of attach_soak: PFM_SOAK_ROUNDS (make soak), else none. */
 static int soak_rounds(void)
 {
@@ -1827,12 +1840,10 @@ FIXTURE_TEARDOWN(soak)
 
 /*
  * A soak of the attach path (make soak): a running process of 4 threads
- * is counted (stat -p), then sampled (record -p), 0.3 s each, then let
- * go, round after round.  Each round counts and has samples of all 4
- * threads; the process runs on untouched; no session is left.  About
- * 1 s a round: the harness's 30 s would cut it short.  Not in make
- * check: over pfm_perf 1 or 2 rounds in 40 to 50 record nothing of one
- * thread, a defect not found yet (Documentation/testing.rst, "Open").
+ * is counted (stat -p), then sampled (record -p), 0.3 s each once
+ * attached, then let go, round after round.  Each round counts and has
+ * samples of all 4 threads; the process runs on untouched; no session
+ * is left.  About 1 s a round: the harness's 30 s would cut it short.
  */
 TEST_F_TIMEOUT(soak, attach_soak, 1200)
 {
@@ -1856,8 +1867,8 @@ TEST_F_TIMEOUT(soak, attach_soak, 1200)
 		/* Without the stat between, no round failed (60 of 60). */
 		if (getenv("PFM_SOAK_NOSTAT"))
 			goto record;
-		run_sh(&r, "pfmon stat -x, -e %s -p %d & m=$!; sleep 0.3; kill -INT $m; wait $m",
-		       p->work, pid);
+		run_sh(&r, "pfmon stat -x, -e %s -p %d & m=$!; %s; %s",
+		       p->work, pid, SOAK_ATTACHED, SOAK_WINDOW);
 		v = stat_value(r.out, p->work_name);
 		if (r.status || v <= 0) {
 			bad++;
@@ -1865,8 +1876,8 @@ TEST_F_TIMEOUT(soak, attach_soak, 1200)
 			       r.status, (long long)v, r.err);
 		}
 record:
-		run_sh(&r, "pfmon record -q -o %s -p %d & m=$!; sleep 0.3; kill -INT $m; wait $m",
-		       path, pid);
+		run_sh(&r, "pfmon record -q -o %s -p %d & m=$!; %s; %s",
+		       path, pid, SOAK_ATTACHED, SOAK_WINDOW);
 		memset(&ds, 0, sizeof(ds));
 		if (r.status || data_read(path, &ds) || ds.ntids != 4 ||
 		    !ds.tid_samples[0] || !ds.tid_samples[1] ||
