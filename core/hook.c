@@ -38,14 +38,14 @@
  *  - pfm_get_target() refuses a thread with PF_EXITING (-ESRCH).  A load
  *    that passed it before the flag was set reaches pfm_hook_attach(),
  *    which refuses a @dead hook, and a hook whose thread can no longer
- *    take the work that would link @pn (-ESRCH from pfm_hook_kick_queue()); the
- *    load is then undone, session included.  Every other attach
- *    happens before the last switch: the notifier is linked, or its
- *    work is queued and runs in do_exit(), so the last switch (or
- *    pfm_hook_exiting()) finds the context in @ctx and ends it.  A load
- *    that returned 0 is thus always followed by PFM_MSG_END if the
- *    thread exits while it is loaded, and a load never leaves a context
- *    on a thread that will not switch again.
+ *    take the work that would link @pn (-ESRCH from
+ *    pfm_hook_kick_queue()); the load is then undone, session included.
+ *    Every other attach happens before the last switch: the notifier is
+ *    linked, or its work is queued and runs in do_exit(), so the last
+ *    switch (or pfm_hook_exiting()) finds the context in @ctx and ends
+ *    it.  A load that returned 0 is thus always followed by PFM_MSG_END
+ *    if the thread exits while it is loaded, and a load never leaves a
+ *    context on a thread that will not switch again.
  *  - the end hands the unload to the context's exit work, which runs
  *    after the last switch; the monitor may unload first (the work then
  *    only queues PFM_MSG_END) and load again.  A load waits
@@ -578,7 +578,6 @@ int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx)
 void pfm_hook_detach(struct pfm_hook *hook)
 {
 	unsigned long flags;
-
 	bool kick;
 
 	raw_spin_lock_irqsave(&hook->lock, flags);

@@ -24,9 +24,9 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
-#include <linux/cred.h>
 #include <linux/sched.h>
 
 #include "perfmon.h"
