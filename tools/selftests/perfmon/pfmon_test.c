@@ -1621,45 +1621,73 @@ TEST(device_closed_explained)
 }
 
 /*
- * Start "hotspot -t @threads -r @rounds" (stdout to /dev/null); when all
- * its threads exist, its pid, and one that is not the main one in *@tid.
+ * Start hotspot with @argv (stdout to /dev/null) and wait, up to 2 s,
+ * until @ready(pid, @data) says it has come far enough: its pid, or -1
+ * (the child killed and reaped).
  */
-static pid_t hotspot_n(int threads, const char *rounds, pid_t *tid)
+static pid_t hotspot_spawn(char *const argv[],
+			   bool (*ready)(pid_t pid, void *data), void *data)
 {
-	char path[64], nt[16];
-	struct dirent *de;
-	int tries, n;
+	int tries;
 	pid_t pid;
-	DIR *d;
 
-	snprintf(nt, sizeof(nt), "%d", threads);
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, STDOUT_FILENO);
-		execlp("hotspot", "hotspot", "-t", nt, "-r", rounds, NULL);
+		execvp("hotspot", argv);
 		_exit(127);
 	}
 	if (pid < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	for (tries = 0; tries < 2000; tries++) {
-		d = opendir(path);
-		n = 0;
-		*tid = 0;
-		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.' && ++n && atoi(de->d_name) != pid)
-				*tid = atoi(de->d_name);
-		if (d)
-			closedir(d);
-		if (n == threads && *tid)
+		if (ready(pid, data))
 			return pid;
 		usleep(1000);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	return -1;
+}
+
+/* What hotspot_n() waits for: @threads threads, one of them in *@tid. */
+struct threads_up {
+	int threads;
+	pid_t *tid;
+};
+
+static bool all_threads_up(pid_t pid, void *data)
+{
+	struct threads_up *up = data;
+	struct dirent *de;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	*up->tid = 0;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && ++n && atoi(de->d_name) != pid)
+			*up->tid = atoi(de->d_name);
+	if (d)
+		closedir(d);
+	return n == up->threads && *up->tid;
+}
+
+/*
+ * Start "hotspot -t @threads -r @rounds"; when all its threads exist, its
+ * pid, and one that is not the main one in *@tid.
+ */
+static pid_t hotspot_n(int threads, const char *rounds, pid_t *tid)
+{
+	struct threads_up up = { .threads = threads, .tid = tid };
+	char nt[16];
+	char *argv[6] = { "hotspot", "-t", nt, "-r", (char *)rounds, NULL };
+
+	snprintf(nt, sizeof(nt), "%d", threads);
+	return hotspot_spawn(argv, all_threads_up, &up);
 }
 
 /* hotspot_n() of 2 threads. */
@@ -1720,52 +1748,32 @@ TEST(attach_pid_and_tid)
 	unlink(path);
 }
 
+/* hotspot_late() waits until the child runs hotspot, not the test. */
+static bool runs_hotspot(pid_t pid, void *data)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	(void)data;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (f && !fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	if (f)
+		fclose(f);
+	return !strcmp(comm, "hotspot\n");
+}
+
 /*
- * Ten -t attaches in a row, 0.4 s each, to a thread whose sibling spins
- * beside it: each time the thread's own loop leads its samples.  Under
- * Debian 12's QEMU 7.2 with -icount, about one round in ten went wrong:
- * the vCPU that reloaded the cycle counter at the thread's switch-in,
- * interrupts masked, was held off while the other vCPU ran its sibling,
- * found the counter (which QEMU counts in guest time) wrapped again each
- * time it came back, and livelocked in the overflow interrupt (every
- * sample in pfm_hook_sched_in()), or stalled 10 s (hard LOCKUP).
- */
-/*
- * "hotspot -t 3 -l 500000" (stdout to /dev/null): its pid once it runs
- * hotspot, with one thread; two more come 0.5 s later.
+ * "hotspot -t 3 -l 500000": its pid once it runs hotspot, with one
+ * thread; two more come 0.5 s later.
  */
 static pid_t hotspot_late(void)
 {
-	char path[64], comm[32] = "";
-	int tries;
-	FILE *f;
-	pid_t pid;
+	char *argv[8] = { "hotspot", "-t", "3", "-l", "500000",
+			 "-r", "1000000", NULL };
 
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, STDOUT_FILENO);
-		execlp("hotspot", "hotspot", "-t", "3", "-l", "500000",
-		       "-r", "1000000", NULL);
-		_exit(127);
-	}
-	if (pid < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	for (tries = 0; tries < 2000; tries++) {
-		f = fopen(path, "re");
-		if (f && !fgets(comm, sizeof(comm), f))
-			comm[0] = 0;
-		if (f)
-			fclose(f);
-		if (!strcmp(comm, "hotspot\n"))
-			return pid;
-		usleep(1000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return hotspot_spawn(argv, runs_hotspot, NULL);
 }
 
 /*
@@ -1901,6 +1909,16 @@ record:
 	unlink(path);
 }
 
+/*
+ * Ten -t attaches in a row, 0.4 s each, to a thread whose sibling spins
+ * beside it: each time the thread's own loop leads its samples.  Under
+ * Debian 12's QEMU 7.2 with -icount, about one round in ten went wrong:
+ * the vCPU that reloaded the cycle counter at the thread's switch-in,
+ * interrupts masked, was held off while the other vCPU ran its sibling,
+ * found the counter (which QEMU counts in guest time) wrapped again each
+ * time it came back, and livelocked in the overflow interrupt (every
+ * sample in pfm_hook_sched_in()), or stalled 10 s (hard LOCKUP).
+ */
 TEST(attach_rounds)
 {
 	const char *path = "/tmp/pfmon_test_rounds.data";
