@@ -249,5 +249,6 @@ void pfmon_session_free(struct pfmon_session *s);
 int pfmon_read_counts(struct pfmon_session *s, uint64_t *vals,
 		      uint64_t *set_ns);
 uint64_t pfmon_now_ns(void);
+pid_t pfmon_thread_tgid(pid_t tid);
 
 #endif /* PFMON_H */

@@ -237,24 +237,6 @@ static void put_maps(struct record_run *r, pid_t pid)
 	fclose(f);
 }
 
-/* Process id of thread tid (Tgid in its status). */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = tid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* A process seen whole: the comm of each thread, its mappings. */
 static void put_process(struct record_run *r, pid_t pid)
 {
@@ -352,8 +334,10 @@ static void record_proc(struct pfmon_session *s, pid_t tid, int what,
 {
 	struct record_run *r = arg;
 	struct pfmon_rec_exec x = { .hdr = { PFMON_REC_EXEC, sizeof(x) } };
-	pid_t pid = tgid_of(tid);
+	pid_t pid = pfmon_thread_tgid(tid);
 
+	if (pid < 0)	/* gone already: filed under its own id */
+		pid = tid;
 	switch (what) {
 	case PFMON_PROC_NEW:
 		put_comm(r, pid, tid);

@@ -135,8 +135,13 @@ int pfmon_targets_pid(struct pfmon_session *s, pid_t pid)
 	return s->ntgt ? 0 : -1;
 }
 
-/* The process of thread @tid (/proc/TID/status), or -1. */
-static pid_t thread_tgid(pid_t tid)
+/**
+ * pfmon_thread_tgid() - the process of a thread
+ * @tid: the thread
+ *
+ * Return: its Tgid (/proc/TID/status), or -1 when it is gone.
+ */
+pid_t pfmon_thread_tgid(pid_t tid)
 {
 	char path[64], line[128];
 	pid_t tgid = -1;
@@ -258,7 +263,7 @@ int pfmon_what_opt(struct pfmon_what *w, int opt, const char *arg)
 			pfmon_err("-t %s: a thread id", arg);
 			return -1;
 		}
-		w->pid = thread_tgid(w->tid);
+		w->pid = pfmon_thread_tgid(w->tid);
 		if (w->pid > 0)
 			return 1;
 		pfmon_err("-t %s: no such thread", arg);
