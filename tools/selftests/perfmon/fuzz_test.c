@@ -736,6 +736,32 @@ static void op_read_pmds(struct fz_thread *t)
 	fz_array(t, "READ_PMDS", fd, PFM_READ_PMDS, pd, count);
 }
 
+/* Is @p in this thread's arena, its guard page or its read-only page? */
+static bool in_window(struct fz_thread *t, uint64_t p)
+{
+	uintptr_t lo = (uintptr_t)t->arena;
+
+	return p >= lo && p < lo + FZ_ARENA + 2 * page_size();
+}
+
+/*
+ * A pointer the kernel writes through, which mutate() may have moved
+ * from what was @built: it must stay in this thread's window (or be one
+ * of bad_ptr()'s).  A byte moved puts it anywhere within 16 MiB; in a
+ * 120 s run the kernel wrote PMD values, as asked, 5 times there: into
+ * a sibling's arena or a thread's stack.  A write over a live frame or
+ * malloc's data would kill the fuzzer with a SIGSEGV no perfmon call
+ * made, and the memory is the fuzzer's, not the kernel's, to defend.
+ */
+static void confine_out_ptr(struct fz_thread *t, __u64 *p, uint64_t built)
+{
+	if (*p == built || in_window(t, *p))
+		return;
+	*p = bad_ptr(t, true);
+	snprintf(t->mut, sizeof(t->mut), "out pointer=%#llx",
+		 (unsigned long long)*p);
+}
+
 /*
  * PFM_READ_VALUES: a few PMDs from one the program uses, the values
  * placed where they may meet the arena's guard page or a bad pointer.
@@ -746,6 +772,7 @@ static void op_read_values(struct fz_thread *t)
 	struct pfarg_read_values *rv = (void *)t->arena;
 	size_t room = 64 * sizeof(uint64_t);
 	uint16_t pmd = pick_pmd(t);
+	uint64_t built;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->rv_first = one_in(t, 2) ? pmd : pmd & ~63;
@@ -757,8 +784,15 @@ static void op_read_values(struct fz_thread *t)
 		rv->rv_values += 8 * (1 + rn(t, 8));
 	if (one_in(t, 32))
 		rv->rv_values = bad_ptr(t, true);
+	built = rv->rv_values;
 	mutate(t, rv, sizeof(*rv));
-	fz_ioctl(t, "READ_VALUES", fd, PFM_READ_VALUES, rv);
+	confine_out_ptr(t, &rv->rv_values, built);
+	if (fz_ioctl(t, "READ_VALUES", fd, PFM_READ_VALUES, rv) >= 0 &&
+	    rv->rv_pmds && !in_window(t, rv->rv_values)) {
+		atomic_fetch_add(&sh->unexpected, 1);
+		fprintf(stderr, "# UNEXPECTED: READ_VALUES wrote at %#llx\n",
+			(unsigned long long)rv->rv_values);
+	}
 }
 
 /* ---------------------------------------------------------------- */
