@@ -680,8 +680,11 @@ unsigned int pfm_sessions_count(bool system);
 
 /* The calls: core/calls.c, declared in frontend.h. */
 
-/* Front ends: core/dev.c, kapi/kapi.c (frontend.h); core/sysfs.c */
+/* Front ends: core/dev.c, kapi/kapi.c (frontend.h); core/sysfs*.c */
 int pfm_sysfs_init(void);
 void pfm_sysfs_exit(void);
+struct kobject;
+void pfm_sysfs_pmu_init(struct kobject *parent);
+void pfm_sysfs_pmu_exit(void);
 
 #endif /* _PERFMON_CORE_H */
