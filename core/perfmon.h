@@ -576,6 +576,10 @@ struct pfm_smpl_buf *pfm_smpl_buf_create(const char *name, const void *arg,
 					 size_t arg_size, u32 ctx_flags,
 					 bool charge);
 void pfm_smpl_buf_free(struct pfm_smpl_buf *buf);
+/* core/smpl_mem.c: their pages */
+int pfm_smpl_alloc_pages(struct pfm_smpl_buf *buf, const void *arg,
+			 bool charge);
+void pfm_smpl_free_pages(struct pfm_smpl_buf *buf);
 u32 pfm_smpl_record(struct pfm_context *ctx, struct pfm_event_set *set,
 		    unsigned int i, u64 ip, struct pt_regs *regs, u64 tstamp);
 
