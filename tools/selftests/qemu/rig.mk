@@ -187,14 +187,16 @@ VMP	:= $(if $(PMU),--pmu $(PMU))
 test: build-$(GUEST)
 	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout $(TIMEOUT) test $(T)
 
-# pfmon's attach soak (pfmon_test attach_soak, or pmuv3_pfmon_test with
-# PMU=pmuv3 or perf): SOAK_ROUNDS rounds of stat -p and record -p of a
-# running 4-thread process.
+# pfmon's attach soak (pfmon_test attach_soak; on arm64 with PMU=pmuv3 or
+# perf, pmuv3_pfmon_test's): SOAK_ROUNDS rounds of stat -p and record -p
+# of a running 4-thread process.  On x86_64, PMU=perf is pfm_perf over
+# perf's software events, which pfmon_test counts as it does the
+# software PMU's.
 SOAK_ROUNDS ?= 40
+SOAK_PROG := $(if $(and $(filter arm64,$(GUEST)),$(filter pmuv3 perf,$(PMU))),pmuv3_pfmon_test,pfmon_test)
 soak: build-$(GUEST)
 	@$(VM) --arch $(GUEST) $(VMK) $(VMP) --timeout 1500 \
-	  --append "PFM_SOAK_ROUNDS=$(SOAK_ROUNDS)" \
-	  test $(if $(filter pmuv3 perf,$(PMU)),pmuv3_pfmon_test,pfmon_test)
+	  --append "PFM_SOAK_ROUNDS=$(SOAK_ROUNDS)" test $(SOAK_PROG)
 
 shell: build-$(GUEST)
 	@$(VM) --arch $(GUEST) $(VMK) $(VMP) shell
