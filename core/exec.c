@@ -17,47 +17,114 @@
  * and attaches only if it is unchanged (pfm_hook_attach()); a context
  * attached but whose thread has not yet linked its notifier is checked
  * by the sync work, which runs before that return to user space too.
+ *
+ * Whether an exec ends the monitoring is perm.c's to say
+ * (pfm_exec_revokes()); this file finds the thread's hook and acts, and
+ * has a virtual description's counters made again where perf dropped
+ * them at the exec.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/binfmts.h>
-#include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
 #include "perfmon.h"
+#include "hook.h"
 
 static struct tracepoint *pfm_exec_tp;
 
-/**
- * pfm_exec_revokes() - does an exec of the current thread end @ctx?
- * @ctx: a per-thread context loaded on the current thread, locked
- *
- * Context: the monitored thread.
- * Return: the thread exec'd since the load, into an image not dumpable
- * by its owner, and the creator lacked CAP_SYS_PTRACE.
+/*
+ * On the thread, before it returns to user space after an exec that
+ * perf followed by detaching the thread's perf events (an image not
+ * dumpable by its owner: perf_event_exit_task() in begin_new_exec()),
+ * while the context stays (its creator had CAP_SYS_PTRACE): a
+ * description over perf counters makes them again (@ctx_sync of
+ * struct pfm_pmu_config), so that the image's first instruction counts.
  */
-bool pfm_exec_revokes(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
+static void pfm_hook_resync_fn(struct callback_head *cb)
 {
-	struct mm_struct *mm = current->mm;
+	struct pfm_hook *hook = container_of(cb, struct pfm_hook, resync_work);
+	struct pfm_context *ctx;
+	unsigned long flags;
 
-	lockdep_assert_held(&ctx->lock);
-	return !ctx->exec_priv && current->self_exec_id != ctx->exec_id &&
-	       (!mm || get_dumpable(mm) != SUID_DUMP_USER);
+	raw_spin_lock_irqsave(&hook->lock, flags);
+	hook->resync_queued = false;
+	ctx = hook->ctx;
+	if (ctx)
+		pfm_ctx_get(ctx);
+	pfm_hook_maybe_free(hook);
+	raw_spin_unlock_irqrestore(&hook->lock, flags);
+	if (!ctx)
+		return;
+	if (!(current->flags & PF_EXITING))
+		pfm_vpmu_sync(ctx);
+	/* A task work: the last put's module_put() must not run here. */
+	pfm_ctx_put_async(ctx);
 }
 
-/**
- * pfm_exec_log() - say why monitoring of the current thread ended
- * @ctx: the context, locked
+/*
+ * After pfm_hook_exec_check(): the context stays; did perf's go?  Then
+ * @resync_work is reserved, for the caller to queue once it unlocks
+ * (task_work_add() may allocate: pfm_block_queue(), core/ovfl.c).
  */
-void pfm_exec_log(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
+static bool pfm_hook_exec_resync(struct pfm_hook *hook)
+	__must_hold(&hook->lock)
 {
-	pr_info_ratelimited("thread %d exec'd an image its owner may not read (setuid, setgid or file capabilities): its monitoring ended; a monitor that must follow it needs CAP_SYS_PTRACE when it creates the context\n",
-			    task_pid_nr(current));
+	struct pfm_context *ctx = hook->ctx;
+	struct mm_struct *mm = current->mm;
+	bool resync;
+
+	lockdep_assert_held(&hook->lock);
+	if (!ctx || !ctx->vpmu || hook->resync_queued ||
+	    (mm && get_dumpable(mm) == SUID_DUMP_USER))
+		return false;
+	raw_spin_lock(&ctx->lock);
+	resync = ctx->task == current && !ctx->task_ended;
+	raw_spin_unlock(&ctx->lock);
+	hook->resync_queued = resync;
+	return resync;
+}
+
+/*
+ * The current thread just exec'd a new image: the exec tracepoint, after
+ * the new credentials and dumpability are in place and before the first
+ * user instruction of the image.  A hook not linked yet has its sync
+ * work queued, which makes the same check before the thread returns to
+ * user space.  Atomic.
+ */
+static void pfm_hook_exec(void)
+{
+	struct preempt_notifier *pn;
+	unsigned long flags;
+	bool resync;
+
+	/* Only the thread itself changes this list. */
+	hlist_for_each_entry(pn, &current->preempt_notifiers, link) {
+		struct pfm_hook *hook;
+
+		hook = pfm_hook_of(pn);
+		if (!hook)
+			continue;
+		raw_spin_lock_irqsave(&hook->lock, flags);
+		pfm_hook_exec_check(hook);
+		resync = pfm_hook_exec_resync(hook);
+		raw_spin_unlock_irqrestore(&hook->lock, flags);
+		if (!resync)
+			return;
+		/* Reserved: the hook stays until the work ran. */
+		init_task_work(&hook->resync_work, pfm_hook_resync_fn);
+		if (task_work_add(current, &hook->resync_work, TWA_RESUME)) {
+			raw_spin_lock_irqsave(&hook->lock, flags);
+			hook->resync_queued = false;
+			pfm_hook_maybe_free(hook);
+			raw_spin_unlock_irqrestore(&hook->lock, flags);
+		}
+		return;
+	}
 }
 
 static void pfm_exec_probe(void *data, struct task_struct *p, pid_t old_pid,

@@ -66,52 +66,12 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
 #include "perfmon.h"
-
-/**
- * struct pfm_hook - a monitored thread's link to its context
- * @pn: the thread's preempt notifier
- * @sync_work: links or unlinks @pn from the thread to match @ctx
- * @resync_work: syncs @ctx's virtual description after an exec
- * @free_iw: takes the free out of the scheduler
- * @free_work: frees the hook on pfm_wq
- * @node: in the registry of hooks, keyed by @task (pfm_hooks_mutex)
- * @task: the thread (reference held)
- * @lock: guards the fields below; taken before ctx->lock; raw, as the
- *        scheduler's hooks take it under the runqueue lock
- * @ctx: the context attached, or NULL
- * @pins: loads in progress that hold the hook (pfm_hook_get())
- * @linked: @pn is on the thread's notifier list
- * @queued: @sync_work is queued on the thread
- * @resync_queued: @resync_work is queued on the thread
- * @dead: the thread passed its last context switch, or ended before it
- *        ever linked @pn: nothing may attach any more
- * @freeing: unused; @free_work owns it (the registry skips it)
- * @rcu: the free waits a grace period (pfm_hook_free_work())
- */
-struct pfm_hook {
-	struct preempt_notifier pn;
-	struct callback_head sync_work;
-	struct callback_head resync_work;
-	struct irq_work free_iw;
-	struct work_struct free_work;
-	struct hlist_node node;
-	struct task_struct *task;
-	raw_spinlock_t lock;	/* irqsave: the scheduler's hooks take it */
-	struct pfm_context *ctx;
-	unsigned int pins;
-	bool linked;
-	bool queued;
-	bool resync_queued;
-	bool dead;
-	bool freeing;
-	struct rcu_head rcu;
-};
+#include "hook.h"
 
 static DEFINE_MUTEX(pfm_hooks_mutex);
 static DEFINE_HASHTABLE(pfm_hooks, 6);
@@ -137,8 +97,13 @@ static void pfm_hook_free_irq(struct irq_work *iw)
 	queue_work(pfm_wq, &hook->free_work);
 }
 
-/* Free the hook once unused; safe from the scheduler's hooks. */
-static void pfm_hook_maybe_free(struct pfm_hook *hook)
+/**
+ * pfm_hook_maybe_free() - free the hook once unused
+ * @hook: the hook, locked
+ *
+ * Context: any, the scheduler's hooks included: the free is handed on.
+ */
+void pfm_hook_maybe_free(struct pfm_hook *hook)
 	__must_hold(&hook->lock)
 {
 	lockdep_assert_held(&hook->lock);
@@ -231,6 +196,18 @@ static struct preempt_ops pfm_hook_ops = {
 	.sched_out	= pfm_hook_sched_out,
 };
 
+/**
+ * pfm_hook_of() - the hook a preempt notifier belongs to
+ * @pn: a notifier on some thread's list
+ *
+ * Return: the hook, or NULL when @pn is not perfmon's.
+ */
+struct pfm_hook *pfm_hook_of(struct preempt_notifier *pn)
+{
+	return pn->ops == &pfm_hook_ops ?
+	       container_of(pn, struct pfm_hook, pn) : NULL;
+}
+
 /*
  * On the thread: link the notifier while a context is attached, unlink
  * it while none is, and load the set here.  Interrupts are off (@lock),
@@ -250,14 +227,17 @@ static void pfm_hook_sync(struct pfm_hook *hook)
 	pfm_hook_load_here(hook);
 }
 
-/*
+/**
+ * pfm_hook_exec_check() - end the context of a thread that exec'd
+ * @hook: the current thread's hook, locked
+ *
  * On the thread, before it returns to user space after an exec: end the
  * attached context if the new image is not its owner's to watch
- * (core/exec.c).  The values counted up to here are saved, and the
- * context never goes live on this thread again; pfm_wq unloads it and
- * tells the monitor (PFM_MSG_END).
+ * (pfm_exec_revokes()).  The values counted up to here are saved, and
+ * the context never goes live on this thread again; pfm_wq unloads it
+ * and tells the monitor (PFM_MSG_END).
  */
-static void pfm_hook_exec_check(struct pfm_hook *hook)
+void pfm_hook_exec_check(struct pfm_hook *hook)
 	__must_hold(&hook->lock)
 {
 	struct pfm_context *ctx = hook->ctx;
@@ -275,98 +255,6 @@ static void pfm_hook_exec_check(struct pfm_hook *hook)
 		pfm_exec_log(ctx);
 	}
 	raw_spin_unlock(&ctx->lock);
-}
-
-/*
- * On the thread, before it returns to user space after an exec that
- * perf followed by detaching the thread's perf events (an image not
- * dumpable by its owner: perf_event_exit_task() in begin_new_exec()),
- * while the context stays (its creator had CAP_SYS_PTRACE): a
- * description over perf counters makes them again (@ctx_sync of
- * struct pfm_pmu_config), so that the image's first instruction counts.
- */
-static void pfm_hook_resync_fn(struct callback_head *cb)
-{
-	struct pfm_hook *hook = container_of(cb, struct pfm_hook, resync_work);
-	struct pfm_context *ctx;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&hook->lock, flags);
-	hook->resync_queued = false;
-	ctx = hook->ctx;
-	if (ctx)
-		pfm_ctx_get(ctx);
-	pfm_hook_maybe_free(hook);
-	raw_spin_unlock_irqrestore(&hook->lock, flags);
-	if (!ctx)
-		return;
-	if (!(current->flags & PF_EXITING))
-		pfm_vpmu_sync(ctx);
-	/* A task work: the last put's module_put() must not run here. */
-	pfm_ctx_put_async(ctx);
-}
-
-/*
- * After pfm_hook_exec_check(): the context stays; did perf's go?  Then
- * @resync_work is reserved, for the caller to queue once it unlocks
- * (task_work_add() may allocate: pfm_block_queue(), core/ovfl.c).
- */
-static bool pfm_hook_exec_resync(struct pfm_hook *hook)
-	__must_hold(&hook->lock)
-{
-	struct pfm_context *ctx = hook->ctx;
-	struct mm_struct *mm = current->mm;
-	bool resync;
-
-	lockdep_assert_held(&hook->lock);
-	if (!ctx || !ctx->vpmu || hook->resync_queued ||
-	    (mm && get_dumpable(mm) == SUID_DUMP_USER))
-		return false;
-	raw_spin_lock(&ctx->lock);
-	resync = ctx->task == current && !ctx->task_ended;
-	raw_spin_unlock(&ctx->lock);
-	hook->resync_queued = resync;
-	return resync;
-}
-
-/**
- * pfm_hook_exec() - the current thread just exec'd a new image
- *
- * Called from the exec tracepoint (core/exec.c), after the new
- * credentials and dumpability are in place and before the first user
- * instruction of the image.  A hook not linked yet has its sync work
- * queued, which makes the same check before the thread returns to user
- * space.
- *
- * Context: the exec'ing thread; atomic.
- */
-void pfm_hook_exec(void)
-{
-	struct preempt_notifier *pn;
-	unsigned long flags;
-	bool resync;
-
-	/* Only the thread itself changes this list. */
-	hlist_for_each_entry(pn, &current->preempt_notifiers, link) {
-		struct pfm_hook *hook;
-
-		if (pn->ops != &pfm_hook_ops)
-			continue;
-		hook = container_of(pn, struct pfm_hook, pn);
-		raw_spin_lock_irqsave(&hook->lock, flags);
-		pfm_hook_exec_check(hook);
-		resync = pfm_hook_exec_resync(hook);
-		raw_spin_unlock_irqrestore(&hook->lock, flags);
-		/* Reserved: the hook stays until the work ran. */
-		if (resync &&
-		    task_work_add(current, &hook->resync_work, TWA_RESUME)) {
-			raw_spin_lock_irqsave(&hook->lock, flags);
-			hook->resync_queued = false;
-			pfm_hook_maybe_free(hook);
-			raw_spin_unlock_irqrestore(&hook->lock, flags);
-		}
-		return;
-	}
 }
 
 /* On the thread, in do_exit(): it will never link the notifier now. */
@@ -477,7 +365,6 @@ static struct pfm_hook *pfm_hook_alloc(struct task_struct *task)
 		return NULL;
 	preempt_notifier_init(&hook->pn, &pfm_hook_ops);
 	init_task_work(&hook->sync_work, pfm_hook_sync_fn);
-	init_task_work(&hook->resync_work, pfm_hook_resync_fn);
 	init_irq_work(&hook->free_iw, pfm_hook_free_irq);
 	INIT_WORK(&hook->free_work, pfm_hook_free_work);
 	raw_spin_lock_init(&hook->lock);

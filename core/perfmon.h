@@ -551,11 +551,11 @@ struct pfm_hook *pfm_hook_get(struct task_struct *task);
 void pfm_hook_put(struct pfm_hook *hook);
 int pfm_hook_attach(struct pfm_hook *hook, struct pfm_context *ctx);
 void pfm_hook_detach(struct pfm_hook *hook);
-void pfm_hook_exec(void);
 
 /* core/exec.c: an exec of an image its monitor may not watch ends it */
 int pfm_exec_init(void);
 void pfm_exec_exit(void);
+/* core/perm.c: ... which perm.c decides */
 bool pfm_exec_revokes(struct pfm_context *ctx);
 void pfm_exec_log(struct pfm_context *ctx);
 

@@ -231,3 +231,32 @@ struct task_struct *pfm_get_target(pid_t tid, bool kernel, u64 *exec_id)
 	}
 	return task;
 }
+
+/**
+ * pfm_exec_revokes() - does an exec of the current thread end @ctx?
+ * @ctx: a per-thread context loaded on the current thread, locked
+ *
+ * Context: the monitored thread.
+ * Return: the thread exec'd since the load, into an image not dumpable
+ * by its owner, and the creator lacked CAP_SYS_PTRACE.
+ */
+bool pfm_exec_revokes(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct mm_struct *mm = current->mm;
+
+	lockdep_assert_held(&ctx->lock);
+	return !ctx->exec_priv && current->self_exec_id != ctx->exec_id &&
+	       (!mm || get_dumpable(mm) != SUID_DUMP_USER);
+}
+
+/**
+ * pfm_exec_log() - say why monitoring of the current thread ended
+ * @ctx: the context, locked
+ */
+void pfm_exec_log(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	pr_info_ratelimited("thread %d exec'd an image its owner may not read (setuid, setgid or file capabilities): its monitoring ended; a monitor that must follow it needs CAP_SYS_PTRACE when it creates the context\n",
+			    task_pid_nr(current));
+}
