@@ -516,10 +516,17 @@ static int target_start_report(struct pfmon_session *s,
 	/*
 	 * One that ended between its load and its start: the end unloaded
 	 * the context (PFM_START: EINVAL) and queued its PFM_MSG_END, which
-	 * the loop takes as for any thread that ends.
+	 * the loop takes as for any thread that ends.  A thread still
+	 * there was refused for another reason: that is a failure.
 	 */
-	if (errno == EINVAL && t->loaded && !s->system_wide && !s->child)
-		return 0;
+	if (errno == EINVAL && t->loaded && !s->system_wide && !s->child) {
+		if (thread_ended(t->id))
+			return 0;
+		snprintf(what, sizeof(what), "%s %d (it is still running)",
+			 step, t->id);
+		pfmon_explain(what, EINVAL);
+		return -1;
+	}
 	snprintf(what, sizeof(what), "%s %d", step, t->id);
 	pfmon_explain(what, errno);
 	return -1;
