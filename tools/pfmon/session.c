@@ -420,11 +420,10 @@ static int target_load(struct pfmon_session *s, struct pfmon_target *t,
 	return ret;
 }
 
-/* Program, load and start target t; the errno of a failure is kept. */
-static int target_start(struct pfmon_session *s, struct pfmon_target *t,
-			const char **step)
+/* Program and load target t; the errno of a failure is kept. */
+static int target_load_one(struct pfmon_session *s, struct pfmon_target *t,
+			   const char **step)
 {
-	pfarg_start_t st;
 	pfarg_load_t ld;
 
 	*step = "cannot create a context";
@@ -436,11 +435,7 @@ static int target_start(struct pfmon_session *s, struct pfmon_target *t,
 	if (target_load(s, t, &ld))
 		return -1;
 	t->loaded = true;
-	if (t->start_at_exec)
-		return 0;
-	memset(&st, 0, sizeof(st));
-	*step = "cannot start";
-	return pfm_start(t->fd, &st);
+	return 0;
 }
 
 /* The command's exec: its context starts counting now. */
@@ -488,13 +483,14 @@ static bool thread_ended(pid_t tid)
 	return false;
 }
 
-static int target_start_report(struct pfmon_session *s,
-			       struct pfmon_target *t)
+/* Load target t; 0 also for a thread of -p that ended, which is said. */
+static int target_load_report(struct pfmon_session *s,
+			      struct pfmon_target *t)
 {
 	const char *step;
 	char what[96];
 
-	if (!target_start(s, t, &step))
+	if (!target_load_one(s, t, &step))
 		return 0;
 	/*
 	 * A thread of -p that ended meanwhile is no failure, but it is
@@ -513,21 +509,37 @@ static int target_start_report(struct pfmon_session *s,
 		pfmon_explain(what, ESRCH);
 		return -1;
 	}
+	snprintf(what, sizeof(what), "%s %d", step, t->id);
+	pfmon_explain(what, errno);
+	return -1;
+}
+
+/* Start loaded target t, unless its command's exec will. */
+static int target_go_report(struct pfmon_session *s, struct pfmon_target *t)
+{
+	pfarg_start_t st;
+	char what[96];
+
+	if (!t->loaded || t->start_at_exec)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	if (!pfm_start(t->fd, &st))
+		return 0;
 	/*
 	 * One that ended between its load and its start: the end unloaded
 	 * the context (PFM_START: EINVAL) and queued its PFM_MSG_END, which
 	 * the loop takes as for any thread that ends.  A thread still
 	 * there was refused for another reason: that is a failure.
 	 */
-	if (errno == EINVAL && t->loaded && !s->system_wide && !s->child) {
+	if (errno == EINVAL && !s->system_wide && !s->child) {
 		if (thread_ended(t->id))
 			return 0;
-		snprintf(what, sizeof(what), "%s %d (it is still running)",
-			 step, t->id);
+		snprintf(what, sizeof(what), "cannot start %d (it is still running)",
+			 t->id);
 		pfmon_explain(what, EINVAL);
 		return -1;
 	}
-	snprintf(what, sizeof(what), "%s %d", step, t->id);
+	snprintf(what, sizeof(what), "cannot start %d", t->id);
 	pfmon_explain(what, errno);
 	return -1;
 }
@@ -536,6 +548,11 @@ static int target_start_report(struct pfmon_session *s,
  * pfmon_session_start() - create, load and start every context
  * @s: the session, targets and events chosen
  *
+ * Every thread is loaded first, then all are started in one short loop:
+ * over pfm_perf a load takes up to tens of ms, and starting each as it
+ * was loaded left the last threads of a process counting that much
+ * less than the first.
+ *
  * Return: 0, or -1 after a message.
  */
 int pfmon_session_start(struct pfmon_session *s)
@@ -543,7 +560,10 @@ int pfmon_session_start(struct pfmon_session *s)
 	int i;
 
 	for (i = 0; i < s->ntgt; i++)
-		if (target_start_report(s, &s->tgt[i]))
+		if (target_load_report(s, &s->tgt[i]))
+			return -1;
+	for (i = 0; i < s->ntgt; i++)
+		if (target_go_report(s, &s->tgt[i]))
 			return -1;
 	if (s->ntgt && all_ended(s)) {
 		pfmon_err("every thread ended before it could be monitored: nothing to measure");
@@ -700,7 +720,7 @@ static void target_new(struct pfmon_session *s, pid_t tid,
 
 	if (!t)
 		return;
-	if (target_start_report(s, t))
+	if (target_load_report(s, t) || target_go_report(s, t))
 		pfmon_warn("thread %d runs unmonitored", tid);
 	if (ops->proc_event)
 		ops->proc_event(s, tid, PFMON_PROC_NEW, ops->arg);
