@@ -103,7 +103,6 @@ struct pfm_context *pfm_ctx_alloc(const struct pfm_ctx_ops *ops,
 	ctx->cpu = -1;
 	ctx->uid = uid;
 	ctx->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	pfm_msg_init(ctx);
 	prandom_seed_state(&ctx->rnd, get_random_u64());
 	INIT_WORK(&ctx->free_work, pfm_context_free_work);
 	__module_get(THIS_MODULE);

@@ -43,6 +43,7 @@ struct pfm_context *pfm_context_alloc(struct completion *kcompl)
 
 	if (IS_ERR(ctx))
 		return ctx;
+	pfm_msg_init(ctx);
 	pfm_block_init(ctx);
 	pfm_switch_timer_init(ctx);
 	pfm_throttle_init(ctx);
