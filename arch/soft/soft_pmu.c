@@ -57,6 +57,7 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 #include <perfmon/pmu.h>
 
@@ -359,7 +360,7 @@ static void soft_unhook(unsigned int n)
 	tracepoint_synchronize_unregister();
 }
 
-static int soft_acquire(struct pfm_pmu_config *pmu)
+static int soft_hook(void)
 {
 	unsigned int i;
 	int ret;
@@ -387,9 +388,54 @@ unhook:
 	return ret;
 }
 
+/*
+ * The probes stay registered for SOFT_UNHOOK_DELAY after the last
+ * context unloads.  Unregistering waits for two grace periods
+ * (tracepoint_synchronize_unregister(): 30 to 40 ms in the 6.12 TCG
+ * guest), and the core releases the PMU under its sessions mutex: a
+ * monitor that unloaded its only context and loaded it again waited
+ * that long, and every load and unload of the machine with it.  perf
+ * defers its scheduler hooks' static key by a second for the same
+ * reason.  A probe that runs meanwhile finds its CPU's counters stopped
+ * (@running false) and only follows the idle task.
+ */
+#define SOFT_UNHOOK_DELAY	HZ
+
+static DEFINE_MUTEX(soft_hook_mutex);
+static bool soft_hooked;	/* the probes are registered */
+static bool soft_wanted;	/* between acquire and release */
+
+static void soft_unhook_fn(struct work_struct *work)
+{
+	mutex_lock(&soft_hook_mutex);
+	if (soft_hooked && !soft_wanted) {
+		soft_unhook(ARRAY_SIZE(soft_tps));
+		soft_hooked = false;
+	}
+	mutex_unlock(&soft_hook_mutex);
+}
+
+static DECLARE_DELAYED_WORK(soft_unhook_work, soft_unhook_fn);
+
+static int soft_acquire(struct pfm_pmu_config *pmu)
+{
+	int ret = 0;
+
+	mutex_lock(&soft_hook_mutex);
+	if (!soft_hooked)
+		ret = soft_hook();
+	soft_hooked = !ret;
+	soft_wanted = !ret;
+	mutex_unlock(&soft_hook_mutex);
+	return ret;
+}
+
 static void soft_release(struct pfm_pmu_config *pmu)
 {
-	soft_unhook(ARRAY_SIZE(soft_tps));
+	mutex_lock(&soft_hook_mutex);
+	soft_wanted = false;
+	mutex_unlock(&soft_hook_mutex);
+	mod_delayed_work(system_wq, &soft_unhook_work, SOFT_UNHOOK_DELAY);
 }
 
 /* The register map's fields come from soft_probe_map() (soft_map.c). */
@@ -433,6 +479,10 @@ static void __exit pfm_soft_exit(void)
 	int cpu;
 
 	pfm_pmu_unregister(&pfm_soft_pmu);
+	/* The probes, if the last release's delay has not run out yet. */
+	cancel_delayed_work_sync(&soft_unhook_work);
+	if (soft_hooked)
+		soft_unhook(ARRAY_SIZE(soft_tps));
 	for_each_possible_cpu(cpu) {
 		sc = per_cpu_ptr(&soft_cpu, cpu);
 		hrtimer_cancel(&sc->wrap_timer);

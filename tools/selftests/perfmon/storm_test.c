@@ -1516,6 +1516,7 @@ TEST_F_TIMEOUT(storm, alloc_failure_every_step, STORM_TIMEOUT)
 
 struct reload_stats {
 	unsigned long threads, cycles, loads_ok, loads_esrch, starts_unloaded;
+	unsigned long tried, reloaded;
 	unsigned long ended_loaded, ends, ends_loaded, bad;
 };
 
@@ -1670,6 +1671,7 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
 		xthr_release(cur);
 		loaded = true;
 		/* Every 4th thread from 1: no reload, it ends loaded. */
+		st.tried += i % 4 != 1;
 		for (j = 0; i % 4 != 1; j++) {
 			if (pfm_unload_context(fd)) {
 				if (st.bad++ < 10)
@@ -1693,6 +1695,7 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
 				break;
 			}
 			st.loads_ok++;
+			st.reloaded += !j;
 			reload_start(_metadata, fd, i, &st);
 			if (i % 4 == 3)
 				break;
@@ -1728,6 +1731,8 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
 	       st.cycles);
 	TH_LOG("loads: %lu ok, %lu ESRCH; %lu starts found the end's unload",
 	       st.loads_ok, st.loads_esrch, st.starts_unloaded);
+	TH_LOG("first reload in time: %lu of %lu threads", st.reloaded,
+	       st.tried);
 	TH_LOG("PFM_MSG_END: %lu of %lu threads left loaded, %lu of %lu not",
 	       st.ends_loaded, st.ended_loaded, st.ends - st.ends_loaded,
 	       st.loads_esrch);
@@ -1738,8 +1743,15 @@ TEST_F_TIMEOUT(storm, exit_racing_reload, STORM_TIMEOUT)
 	EXPECT_EQ(total - st.ended_loaded, st.loads_esrch);
 	EXPECT_LT(0, st.loads_esrch);
 	EXPECT_LT(0, st.ended_loaded);
-	/* Threads too short for any reload would test nothing here. */
-	EXPECT_LT(0, st.loads_ok);
+	/*
+	 * Threads too short for any reload would test nothing here.  An
+	 * unload and a load cost about 0.1 ms, a thread's calls 7 ms or
+	 * more: 225 of 225 first reloads came while the thread ran (121
+	 * under -icount, where it runs in fewer slices).  When the unload
+	 * waited for pfm_soft's tracepoints to unregister (two RCU grace
+	 * periods, 30 to 40 ms in the 6.12 guest), 0 to 15 did.
+	 */
+	EXPECT_LE(st.tried / 4, st.reloaded);
 	EXPECT_EQ(base_sess, sessions("task"));
 	EXPECT_EQ(base_ref, refcnt_settle(base_ref));
 }
