@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -584,6 +585,7 @@ struct storm_cfg {
 struct storm_seen {
 	uint64_t grown_min;	/* least PMD1 growth over a CPU's run */
 	unsigned int throttles;	/* PFM_MSG_THROTTLE read, all CPUs */
+	unsigned int throttles_min;	/* the fewest a CPU's process read */
 	unsigned int failed;	/* CPUs whose process failed */
 	uint64_t late_max_ns;	/* the sleeper's worst lateness */
 	uint64_t late_avg_ns;
@@ -630,9 +632,9 @@ static inline int storm_cpu(int cpu, const struct storm_cfg *c,
 #define STORM_LOG(what, period, seen) do {				\
 	const struct storm_seen *__s = (seen);				\
 									\
-	TH_LOG("%s, period %llu: %u throttles, counts grew %llu+",	\
+	TH_LOG("%s, period %llu: %u throttles (%u+ a CPU), counts grew %llu+", \
 	       (what), (unsigned long long)(period), __s->throttles,	\
-	       (unsigned long long)__s->grown_min);			\
+	       __s->throttles_min, (unsigned long long)__s->grown_min);	\
 	TH_LOG("  sleeper: %u wake-ups, late by %llu us at worst, %llu on average, %llu median", \
 	       __s->wakeups, (unsigned long long)(__s->late_max_ns / 1000), \
 	       (unsigned long long)(__s->late_avg_ns / 1000),		\
@@ -657,6 +659,7 @@ static inline void storm_run(const struct storm_cfg *c, uint64_t period,
 
 	memset(s, 0, sizeof(*s));
 	s->grown_min = UINT64_MAX;
+	s->throttles_min = UINT_MAX;
 	if (pipe(out)) {
 		s->failed = ncpu;
 		return;
@@ -690,6 +693,8 @@ static inline void storm_run(const struct storm_cfg *c, uint64_t period,
 			continue;
 		}
 		s->throttles += v[0];
+		s->throttles_min = v[0] < s->throttles_min ? v[0] :
+				   s->throttles_min;
 		s->grown_min = v[1] < s->grown_min ? v[1] : s->grown_min;
 	}
 	close(out[0]);
