@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The active set of a context on a CPU's PMU: loading it in (sched_in),
- * saving it out (sched_out), and running a core call on a context
- * wherever its set is live.
+ * saving it out (sched_out), letting it count (resume) and stopping it
+ * (halt).
  *
  * A context's set is "live" on at most one CPU (ctx->live_cpu): the CPU
  * where the monitored thread runs, or the monitored CPU.  Only that CPU
- * touches its PMU.  Everything else works on the saved copy in the set,
- * so a call that needs the registers first saves them: pfm_call() runs
- * the call's core entry point on the live CPU (by IPI when it is another
- * one) between a sched_out and a sched_in, with ctx->lock held
- * throughout.  The frequent calls a monitor makes while counting (read,
- * start, stop) run in place instead (struct pfm_op's in_place): on the
- * live CPU, the set left live, so they cost a few register accesses, not
- * a save and a reload of every register.
+ * touches its PMU.  Everything else works on the saved copy in the set
+ * (a call runs where the set is live: core/run.c).
+ *
+ * The set switch timer runs only while the set counts here: armed when
+ * counting resumes, disarmed, its time left kept in the set, when it
+ * halts.  So a set's timeout is measured in time it actually counted.
+ * Stopping it never waits for a running callback (the callback takes
+ * ctx->lock, which the stopper holds): a late callback finds the
+ * context no longer live on its CPU and does nothing (set_switch.c).
  */
+#include <linux/hrtimer.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -96,6 +98,40 @@ static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 
 	for_each_set_bit(i, set->used_pmds, ctx->pmu->max_pmd)
 		set->pmds[i].value = pfm_pmd_read_hw(ctx, set, i);
+}
+
+/* Is there a set other than the active one to switch to? */
+static bool pfm_has_other_set(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	return !list_is_singular(&ctx->sets);
+}
+
+/* Arm the switch timer for the active set: counting starts here. */
+static void pfm_switch_timer_start(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set = ctx->active_set;
+
+	if (!(set->flags & PFM_SETFL_TIME_SWITCH) || !pfm_has_other_set(ctx))
+		return;
+	hrtimer_start(&ctx->switch_timer, ns_to_ktime(set->timeleft),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Disarm it, keeping the time left in the set: counting stops here. */
+static void pfm_switch_timer_stop(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_event_set *set = ctx->active_set;
+	s64 left;
+
+	if (!hrtimer_is_queued(&ctx->switch_timer))
+		return;
+	left = ktime_to_ns(hrtimer_get_remaining(&ctx->switch_timer));
+	hrtimer_try_to_cancel(&ctx->switch_timer);
+	/* Expired but not yet run: switch as soon as the set counts again. */
+	set->timeleft = max_t(s64, left, 1);
 }
 
 /* Counting runs when the context is started, not masked nor throttled. */
@@ -206,118 +242,21 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	pfm_upage_update(ctx);
 }
 
-/* One run of a call's core entry point, where the context is live. */
-struct pfm_run {
-	struct pfm_context *ctx;
-	const struct pfm_op *op;
-	struct pfm_args *args;
-	int ret;
-	bool ran;
-};
-
-/*
- * Run @r here if the context is live here or nowhere (inline: it is the
- * path of every call, the IPI's copy aside).  A call in place
- * may save the set itself (pfm_ctx_sched_out()) when it needs to; the
- * set is made live again after any call that left it saved.
- */
-static __always_inline void pfm_run_here(struct pfm_run *r)
-{
-	struct pfm_context *ctx = r->ctx;
-	bool in_place = r->op->in_place;
-	bool live = pfm_ctx_live_here(ctx);
-
-	lockdep_assert_held(&ctx->lock);
-	if (ctx->live_cpu >= 0 && !live)
-		return;		/* moved: the caller tries again */
-	if (live && !in_place)
-		pfm_ctx_sched_out(ctx);
-	r->ret = r->op->fn(ctx, r->args);
-	r->ran = true;
-	if (live && ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
-		pfm_ctx_sched_in(ctx);
-	/*
-	 * A saved call may have changed values or the set: unless sched_in
-	 * made the set live again (and rewrote the page), show them.  Calls
-	 * in place update the page themselves when they change something.
-	 */
-	if (!in_place && ctx->live_cpu < 0)
-		pfm_upage_update(ctx);
-}
-
-static void pfm_run_ipi(void *info)
-{
-	struct pfm_run *r = info;
-
-	raw_spin_lock(&r->ctx->lock);
-	pfm_run_here(r);
-	raw_spin_unlock(&r->ctx->lock);
-}
-
-/*
- * Run @op's core entry point where the context is live: here under
- * ctx->lock, or by IPI on the CPU where the set is; when the context
- * moved meanwhile (the thread migrated), try again.
- */
-static int pfm_run(struct pfm_context *ctx, const struct pfm_op *op,
-		   struct pfm_args *a)
-{
-	struct pfm_run r = { .ctx = ctx, .op = op, .args = a };
-	unsigned long flags;
-	int cpu;
-
-	for (;;) {
-		raw_spin_lock_irqsave(&ctx->lock, flags);
-		cpu = ctx->live_cpu;
-		if (cpu < 0 || cpu == smp_processor_id())
-			pfm_run_here(&r);
-		raw_spin_unlock_irqrestore(&ctx->lock, flags);
-		if (r.ran)
-			return r.ret;
-		/* Fails only for an offline CPU, which saved the set first. */
-		smp_call_function_single(cpu, pfm_run_ipi, &r, 1);
-		if (r.ran)
-			return r.ret;
-	}
-}
-
 /**
- * pfm_call() - run a call on a context: prepare, core entry, finish
- * @ctx: the context, not locked
- * @op: the call (core/calls.c, or a core file's own)
- * @a: its arguments, in kernel memory
+ * pfm_ctx_sched_in_wanted() - make the set live here if it belongs here
+ * @ctx: the context, locked, not live elsewhere
  *
- * @op->prepare runs first, unlocked.  Then @op->fn runs under ctx->lock
- * with interrupts off, on the CPU where the set is live (by IPI when it
- * is another one): between a sched_out and a sched_in, so on registers
- * saved in the set, or in place (@op->in_place: the set left live, so
- * that the frequent calls a monitor makes while counting cost a few
- * register accesses, not a save and a reload of every register).  A
- * call in place reads live registers through pfm_pmd_read_hw() and
- * updates the control page when it changes what the page shows.  Then
- * @op->finish, unlocked.  A result of -EAGAIN runs it all again, up to
- * @op->tries times in all.
+ * Its thread runs here, or it monitors this CPU: after a call that saved
+ * the set (pfm_call()), and for a system-wide context reaching its CPU.
  *
- * Context: process context, no lock held; may sleep when @op has a
- * prepare or finish step.
- * Return: what @op->finish returned, else @op->fn's or @op->prepare's
- * result.
+ * Context: interrupts disabled.
  */
-int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
-	     struct pfm_args *a)
+void pfm_ctx_sched_in_wanted(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
 {
-	unsigned int tries = 0;
-	int ret;
-
-	do {
-		ret = op->prepare ? op->prepare(ctx, a) : 0;
-		if (ret)
-			continue;
-		ret = pfm_run(ctx, op, a);
-		if (op->finish)
-			ret = op->finish(ctx, a, ret);
-	} while (ret == -EAGAIN && ++tries < op->tries);
-	return ret;
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
+		pfm_ctx_sched_in(ctx);
 }
 
 static void pfm_activate_ipi(void *info)
@@ -325,8 +264,7 @@ static void pfm_activate_ipi(void *info)
 	struct pfm_context *ctx = info;
 
 	raw_spin_lock(&ctx->lock);
-	if (ctx->live_cpu < 0 && pfm_ctx_wants_cpu(ctx))
-		pfm_ctx_sched_in(ctx);
+	pfm_ctx_sched_in_wanted(ctx);
 	raw_spin_unlock(&ctx->lock);
 }
 

@@ -117,7 +117,7 @@ extern const struct pfm_op pfm_op_getinfo_evtsets;
 extern const struct pfm_op pfm_op_set_drv_config;
 extern const struct pfm_op pfm_op_get_drv_config;
 
-/* core/ctxsw.c: run one of them */
+/* core/run.c: run one of them */
 int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
 	     struct pfm_args *a);
 /* core/calls.c: PFM_READ_VALUES, the polling call, has its own entry */

@@ -413,7 +413,7 @@ void pfm_vpmu_resync_async(struct pfm_context *ctx);
 void pfm_vpmu_resync_work(struct work_struct *work);
 int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret);
 
-/* Engine. core/ctxsw.c: the active set on a CPU's PMU, pfm_call() */
+/* Engine. core/ctxsw.c: the active set on a CPU's PMU; core/run.c: pfm_call() */
 
 /**
  * pfm_ctx_live_here() - is the context's active set live on this CPU?
@@ -431,6 +431,7 @@ static inline bool pfm_ctx_live_here(struct pfm_context *ctx)
 }
 
 void pfm_ctx_sched_in(struct pfm_context *ctx);
+void pfm_ctx_sched_in_wanted(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
 void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
 struct pfm_context *pfm_ctx_current(void);
@@ -533,15 +534,12 @@ static __always_inline int pfm_values_read(struct pfm_context *ctx,
 	return 0;
 }
 
-/* core/switch.c: set switching */
+/* core/set_switch.c: set switching */
 void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
 void pfm_switch_sets(struct pfm_context *ctx);
 struct pfm_event_set *pfm_next_set(struct pfm_context *ctx);
 void pfm_switch_timer_init(struct pfm_context *ctx);
 void pfm_switch_timer_exit(struct pfm_context *ctx);
-void pfm_switch_timer_start(struct pfm_context *ctx);
-void pfm_switch_timer_stop(struct pfm_context *ctx);
-bool pfm_has_other_set(struct pfm_context *ctx);
 void pfm_irqoff_note(u64 since);
 u64 pfm_irqoff_max_ns(void);
 void pfm_irqoff_reset(void);

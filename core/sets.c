@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The event-set calls: creation, deletion, information
- * (switching between sets is switch.c's).
+ * (switching between sets is set_switch.c's).
  *
  * Bounds: what walks the sets, under ctx->lock with interrupts off, is
  * the lookup of each set an array call names (register writes and

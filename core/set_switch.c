@@ -4,11 +4,10 @@
  * after a number of overflows (the engine; the set calls are sets.c's).
  *
  * The switch timer is a per-context hrtimer pinned to the CPU where the
- * set is live: it runs only while the set counts there, so a set's
- * timeout is measured in time it actually counted (for a thread, its
- * running time).  Stopping it never waits for a running callback (the
- * callback takes ctx->lock, which the stopper holds): a late callback
- * finds the context no longer live on its CPU and does nothing.
+ * set is live, armed and disarmed with counting there (core/ctxsw.c), so
+ * a set's timeout is measured in time it actually counted (for a
+ * thread, its running time).  Its callback switches; a late one finds
+ * the context no longer live on its CPU and does nothing.
  *
  * Bounds: switching (timer, overflow, restart) and the context switch
  * touch the active set and the next one only, never walk ctx->sets:
@@ -55,13 +54,6 @@ void pfm_irqoff_reset(void)
 	atomic64_set(&pfm_irqoff_max, 0);
 }
 
-/* Is there a set other than the active one to switch to? */
-bool pfm_has_other_set(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	return !list_is_singular(&ctx->sets);
-}
-
 static enum hrtimer_restart pfm_switch_timer_fn(struct hrtimer *timer)
 {
 	struct pfm_context *ctx = container_of(timer, struct pfm_context,
@@ -87,41 +79,6 @@ void pfm_switch_timer_init(struct pfm_context *ctx)
 void pfm_switch_timer_exit(struct pfm_context *ctx)
 {
 	hrtimer_cancel(&ctx->switch_timer);
-}
-
-/**
- * pfm_switch_timer_start() - arm the switch timer for the active set
- * @ctx: the context, locked, counting on this CPU
- */
-void pfm_switch_timer_start(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *set = ctx->active_set;
-
-	lockdep_assert_held(&ctx->lock);
-	if (!(set->flags & PFM_SETFL_TIME_SWITCH) || !pfm_has_other_set(ctx))
-		return;
-	hrtimer_start(&ctx->switch_timer, ns_to_ktime(set->timeleft),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/**
- * pfm_switch_timer_stop() - disarm it, keeping the time left in the set
- * @ctx: the context, locked, counting on this CPU
- */
-void pfm_switch_timer_stop(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	struct pfm_event_set *set = ctx->active_set;
-	s64 left;
-
-	lockdep_assert_held(&ctx->lock);
-	if (!hrtimer_is_queued(&ctx->switch_timer))
-		return;
-	left = ktime_to_ns(hrtimer_get_remaining(&ctx->switch_timer));
-	hrtimer_try_to_cancel(&ctx->switch_timer);
-	/* Expired but not yet run: switch as soon as the set counts again. */
-	set->timeleft = max_t(s64, left, 1);
 }
 
 /* Make @set the active set: counted as a run, with a full timeout. */
