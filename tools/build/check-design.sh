@@ -53,10 +53,19 @@ layers=$(awk '/^Files$/ { on = 1; getline; next }
 	      on && /^[A-Z]/ { n = "" }
 	      on && n != "" && /^``[^`]+\.c``$/ { gsub(/`/, ""); print $0, n }' \
 	 Documentation/design.rst)
-declare -A layer def
+declare -A layer hlayer def
 while read -r f n; do
 	layer[$(basename "$f" .c)]=$n
 done <<< "$layers"
+# The headers' own layers, for their inlines (below).
+while read -r f n; do
+	hlayer[$(basename "$f")]=$n
+done < <(awk '/^Files$/ { on = 1; getline; next }
+	      on && /^=+$/ { exit }
+	      on && /^Layer [0-9]+, / { n = $2; sub(/,/, "", n); next }
+	      on && /^[A-Z]/ { n = "" }
+	      on && n != "" && /^``core\/[^`]+\.h``$/ { gsub(/`/, ""); print $0, n }' \
+	 Documentation/design.rst)
 
 objs=()
 for o in "$objdir"/core/*.o "$objdir"/kapi/*.o; do
@@ -89,6 +98,48 @@ for o in "${objs[@]}"; do
 	done < <(nm -u "$o" | awk '{ print $2 }')
 done
 echo "$calls uses of a symbol of another file, $up of them upward"
+
+# A header's inline functions are compiled into each file that includes
+# them, so nm counts their calls as that file's: an inline of a low
+# header calling a higher layer would pass unseen.  Each inline belongs
+# to the file its header section names ("/* core/upage.c: ..." or
+# "/* Engine. core/ctxsw.c: ..."), or to the header itself before any,
+# and may call only its own layer and those below.
+inl=0 inl_up=0
+while read -r h home fn callee; do
+	t=${def[$callee]:-}
+	[[ -z $t ]] && continue
+	inl=$((inl + 1))
+	hl=${layer[$home]:-${hlayer[$home]:-}}
+	if [[ -z $hl ]]; then
+		echo "$h: $fn's section names $home, which has no layer"
+		rc=1
+	elif ((layer[$t] > hl)); then
+		echo "$h: inline $fn (of $home, layer $hl) calls $callee of $t.c (layer ${layer[$t]}): move it to a file of that layer"
+		inl_up=$((inl_up + 1))
+		rc=1
+	fi
+done < <(for h in core/*.h; do
+	awk -v h="$h" -v self="$(basename "$h")" '
+		BEGIN { home = self }
+		/^\/\*/ && match($0, /core\/[a-z_0-9]+\.c/) {
+			home = substr($0, RSTART + 5, RLENGTH - 7)
+		}
+		/^static (inline|__always_inline) / { infn = 1; fn = "" }
+		infn && fn == "" && match($0, /[a-z_0-9]+\(/) {
+			fn = substr($0, RSTART, RLENGTH - 1)
+			next
+		}
+		infn {
+			line = $0
+			while (match(line, /[a-z_][a-z_0-9]*\(/)) {
+				print h, home, fn, substr(line, RSTART, RLENGTH - 1)
+				line = substr(line, RSTART + RLENGTH)
+			}
+		}
+		infn && /^}/ { infn = 0 }' "$h"
+done)
+echo "$inl calls to the core's functions from header inlines, $inl_up of them upward"
 
 # No two files may call each other, directly or round a longer loop
 # (tsort names the files of a loop).
