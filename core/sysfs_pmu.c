@@ -14,9 +14,11 @@
  *   events/<name>           an event's code, where the description names
  *                           its events
  */
+#include <linux/build_bug.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/sysfs.h>
 
 #include "perfmon.h"
@@ -37,50 +39,63 @@ static LIST_HEAD(pfm_reg_kobjs);
 
 #define to_reg(k) container_of(k, struct pfm_reg_kobj, kobj)
 
-static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_reg(kobj)->desc->name);
-}
+/* How a field of a register's description reads. */
+enum pfm_reg_fmt { PFM_REG_STR, PFM_REG_U32, PFM_REG_U64, PFM_REG_ULONG };
 
-static ssize_t type_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "0x%x\n", to_reg(kobj)->desc->type);
-}
+/**
+ * struct pfm_reg_attr - a file of pmcN/, pmdN/, cfgN/: one field
+ * @attr: the file, read by pfm_reg_show()
+ * @off: the field's offset in struct pfm_regmap_desc
+ * @fmt: its type; numbers read in hexadecimal
+ */
+struct pfm_reg_attr {
+	struct kobj_attribute attr;
+	size_t off;
+	enum pfm_reg_fmt fmt;
+};
 
-static ssize_t dfl_val_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t pfm_reg_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "0x%llx\n", to_reg(kobj)->desc->dfl_val);
+	const struct pfm_reg_attr *ra = container_of(attr, struct pfm_reg_attr,
+						     attr);
+	const void *f = (const void *)to_reg(kobj)->desc + ra->off;
+
+	switch (ra->fmt) {
+	case PFM_REG_STR:
+		return sysfs_emit(buf, "%s\n", *(const char * const *)f);
+	case PFM_REG_U32:
+		return sysfs_emit(buf, "0x%x\n", *(const u32 *)f);
+	case PFM_REG_U64:
+		return sysfs_emit(buf, "0x%llx\n", *(const u64 *)f);
+	default:
+		return sysfs_emit(buf, "0x%lx\n", *(const unsigned long *)f);
+	}
 }
 
-static ssize_t rsvd_msk_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "0x%llx\n", to_reg(kobj)->desc->rsvd_msk);
-}
+#define PFM_REG_ATTR(_name, _field, _fmt) {				\
+	.attr = __ATTR(_name, 0444, pfm_reg_show, NULL),		\
+	.off = offsetof(struct pfm_regmap_desc, _field),		\
+	.fmt = (_fmt) }
 
-static ssize_t addr_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "0x%lx\n", to_reg(kobj)->desc->hw_addr);
-}
-
-static struct kobj_attribute pfm_reg_name = __ATTR_RO(name);
-static struct kobj_attribute pfm_reg_type = __ATTR_RO(type);
-static struct kobj_attribute pfm_reg_dfl = __ATTR_RO(dfl_val);
-static struct kobj_attribute pfm_reg_rsvd = __ATTR_RO(rsvd_msk);
-static struct kobj_attribute pfm_reg_addr = __ATTR_RO(addr);
+static struct pfm_reg_attr pfm_reg_files[] = {
+	PFM_REG_ATTR(name, name, PFM_REG_STR),
+	PFM_REG_ATTR(type, type, PFM_REG_U32),
+	PFM_REG_ATTR(dfl_val, dfl_val, PFM_REG_U64),
+	PFM_REG_ATTR(rsvd_msk, rsvd_msk, PFM_REG_U64),
+	PFM_REG_ATTR(addr, hw_addr, PFM_REG_ULONG),
+};
 
 static struct attribute *pfm_reg_attrs[] = {
-	&pfm_reg_name.attr,
-	&pfm_reg_type.attr,
-	&pfm_reg_dfl.attr,
-	&pfm_reg_rsvd.attr,
-	&pfm_reg_addr.attr,
+	&pfm_reg_files[0].attr.attr,
+	&pfm_reg_files[1].attr.attr,
+	&pfm_reg_files[2].attr.attr,
+	&pfm_reg_files[3].attr.attr,
+	&pfm_reg_files[4].attr.attr,
 	NULL,
 };
+
+static_assert(ARRAY_SIZE(pfm_reg_attrs) == ARRAY_SIZE(pfm_reg_files) + 1);
 ATTRIBUTE_GROUPS(pfm_reg);
 
 static void pfm_reg_release(struct kobject *kobj)
