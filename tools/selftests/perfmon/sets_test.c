@@ -412,7 +412,11 @@ static long long irqoff_run(struct __test_metadata *_metadata,
  * IRQOFF_RATIO (times the timing slack) of the least of the three.
  * Measured at slack 2 beside a build (x86_64, 6.1): maxima of one run
  * from 0.21 to 7.9 ms for each count of sets; least of 3: 0.22, 1.89
- * and 0.21 ms for 2, 64 and 1024 sets (9.0 times the least).
+ * and 0.21 ms for 2, 64 and 1024 sets (9.0 times the least).  On a
+ * quiet host, least of 5: 71 to 117 us for each count, in six runs.
+ * The runs take turns between the counts: run count by count, the five
+ * of 1024 sets fell in a busy spell of the host (make check's other
+ * lane) and read 1.50 to 2.15 ms, the least of 2 sets 94 us (16 times).
  */
 #define IRQOFF_RATIO	8
 
@@ -438,9 +442,11 @@ TEST(switch_irqoff_at_cap)
 	burn = 100 * MS + n[2] * 500000ull;
 	EXPECT_LT(0, irqoff_run(_metadata, n[0], 100 * MS, &runs));
 	least = LLONG_MAX;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3; i++)
 		best[i] = LLONG_MAX;
-		for (j = 0; j < IRQOFF_RUNS; j++) {
+	/* Round robin: a busy spell of the host falls on every count. */
+	for (j = 0; j < IRQOFF_RUNS; j++) {
+		for (i = 0; i < 3; i++) {
 			max = irqoff_run(_metadata, n[i], burn, &runs);
 			EXPECT_LT(0, max) {
 				TH_LOG("%u sets: step %lld failed", n[i], max);
@@ -451,8 +457,9 @@ TEST(switch_irqoff_at_cap)
 			if (max > 0 && max < best[i])
 				best[i] = max;
 		}
-		least = best[i] < least ? best[i] : least;
 	}
+	for (i = 0; i < 3; i++)
+		least = best[i] < least ? best[i] : least;
 	/* A host preemption of the vCPU moves a maximum up: the slack. */
 	for (i = 0; i < 3; i++) {
 		TH_LOG("%u sets: %lld ns, %.2f times the least", n[i],
