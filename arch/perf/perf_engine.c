@@ -40,9 +40,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -88,6 +90,7 @@ struct pfp_ctx;
  *           not yet logged (pfp_ctx.lock)
  * @told: that was logged: once per counter (pfp_ctx.lock)
  * @enabled: enabled in perf (pfp_ctx.mutex)
+ * @dead: on pfp_dead, released, waiting to be freed
  * @rcu: its free waits for perf's handlers that may still run it
  */
 struct pfp_ev {
@@ -102,6 +105,7 @@ struct pfp_ev {
 	bool refused;
 	bool told;
 	bool enabled;
+	struct llist_node dead;
 	struct rcu_head rcu;
 };
 
@@ -598,15 +602,62 @@ static void pfp_apply_irq_work(struct irq_work *iw)
 }
 
 /*
- * Release @ev, unlinked from its context.  perf's overflow handler may
- * still be running it on another CPU (a tracepoint's, interrupted by
- * the removal's IPI, goes on after it): perf frees its event after a
- * grace period, and @ev, the handler's context, goes with it.
+ * Free @ev's counter.  perf's overflow handler may still be running it
+ * on another CPU (a tracepoint's, interrupted by the removal's IPI,
+ * goes on after it): perf frees its event after a grace period, and
+ * @ev, the handler's context, goes with it.
  */
-static void pfp_ev_release(struct pfp_ev *ev)
+static void pfp_ev_free(struct pfp_ev *ev)
 {
 	perf_event_release_kernel(ev->pe);
 	kfree_rcu(ev, rcu);
+}
+
+/*
+ * Counters let go wait on pfp_dead for pfp_dead_work, disabled.  perf's
+ * release of a tracepoint's last counter waits for two grace periods
+ * (perf_trace_event_unreg(): 30 to 40 ms in the TCG guests), and the
+ * next counter of that tracepoint registers it again: a monitor that
+ * unloaded its context and loaded it on another thread waited that
+ * long.  Released by the work, the old target's counters keep the
+ * tracepoint registered until the new target's are made.  Past
+ * PFP_DEAD_MAX waiting, a caller frees its own: the list stays bounded
+ * whatever the rate of unloads.
+ */
+#define PFP_DEAD_MAX	256
+
+static LLIST_HEAD(pfp_dead);
+static atomic_t pfp_dead_n = ATOMIC_INIT(0);
+
+static void pfp_dead_free(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&pfp_dead);
+	struct pfp_ev *ev, *tmp;
+
+	llist_for_each_entry_safe(ev, tmp, list, dead) {
+		pfp_ev_free(ev);
+		atomic_dec(&pfp_dead_n);
+	}
+}
+
+static DECLARE_WORK(pfp_dead_work, pfp_dead_free);
+
+/*
+ * Release @ev, unlinked from its context: disabled now, so that it
+ * counts nothing more and its handler is not called again once the
+ * handlers running end (the context's free waits for a grace period);
+ * freed by pfp_dead_work, or here when too many wait.
+ */
+static void pfp_ev_release(struct pfp_ev *ev)
+{
+	if (atomic_inc_return(&pfp_dead_n) > PFP_DEAD_MAX) {
+		atomic_dec(&pfp_dead_n);
+		pfp_ev_free(ev);
+		return;
+	}
+	perf_event_disable(ev->pe);
+	llist_add(&ev->dead, &pfp_dead);
+	queue_work(pfp_wq, &pfp_dead_work);
 }
 
 /*
@@ -991,12 +1042,14 @@ int pfp_init(void)
  * pfp_exit() - unregister pfm_perf's description
  *
  * Context: module exit: no context holds the module any more, so every
- * counter is released; the frees waiting for a grace period are done
- * before the module's code goes.
+ * counter is released; those waiting on pfp_dead are freed, and the
+ * frees waiting for a grace period are done, before the module's code
+ * goes.
  */
 void pfp_exit(void)
 {
 	pfm_pmu_unregister(&pfp_pmu);
+	flush_work(&pfp_dead_work);
 	rcu_barrier();
 	destroy_workqueue(pfp_wq);
 }
