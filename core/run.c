@@ -46,7 +46,8 @@ static __always_inline void pfm_run_here(struct pfm_run *r)
 		pfm_ctx_sched_out(ctx);
 	r->ret = r->op->fn(ctx, r->args);
 	r->ran = true;
-	if (live)
+	/* A call in place leaves the set live: no call out on its path. */
+	if (live && ctx->live_cpu < 0)
 		pfm_ctx_sched_in_wanted(ctx);
 	/*
 	 * A saved call may have changed values or the set: unless sched_in
