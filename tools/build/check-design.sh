@@ -51,21 +51,16 @@ layers=$(awk '/^Files$/ { on = 1; getline; next }
 	      on && /^=+$/ { exit }
 	      on && /^Layer [0-9]+, / { n = $2; sub(/,/, "", n); next }
 	      on && /^[A-Z]/ { n = "" }
-	      on && n != "" && /^``[^`]+\.c``$/ { gsub(/`/, ""); print $0, n }' \
+	      on && n != "" && /^``[^`]+\.[ch]``$/ { gsub(/`/, ""); print $0, n }' \
 	 Documentation/design.rst)
+# A header's own layer is for its inlines (below).
 declare -A layer hlayer def
 while read -r f n; do
-	layer[$(basename "$f" .c)]=$n
+	case $f in
+	*.h) hlayer[$(basename "$f")]=$n ;;
+	*) layer[$(basename "$f" .c)]=$n ;;
+	esac
 done <<< "$layers"
-# The headers' own layers, for their inlines (below).
-while read -r f n; do
-	hlayer[$(basename "$f")]=$n
-done < <(awk '/^Files$/ { on = 1; getline; next }
-	      on && /^=+$/ { exit }
-	      on && /^Layer [0-9]+, / { n = $2; sub(/,/, "", n); next }
-	      on && /^[A-Z]/ { n = "" }
-	      on && n != "" && /^``core\/[^`]+\.h``$/ { gsub(/`/, ""); print $0, n }' \
-	 Documentation/design.rst)
 
 objs=()
 for o in "$objdir"/core/*.o "$objdir"/kapi/*.o; do
