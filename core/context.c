@@ -259,7 +259,7 @@ void pfm_event_set_free(struct pfm_event_set *set)
  * @ctx: the context, locked
  *
  * Register and event-set calls work in every later state: loaded
- * contexts come to them through pfm_call(), with their registers
+ * contexts come to them through pfm_run(), with their registers
  * saved in the set and reloaded afterwards.
  *
  * Return: 0, or -EBADFD while the context is NEW.

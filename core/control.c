@@ -7,21 +7,22 @@
 #include <linux/wait.h>
 
 #include "perfmon.h"
+#include "upage.h"
 
 /**
  * __pfm_start() - start counting on a loaded context
  * @ctx: the context, locked, live here or saved (an in-place call)
- * @a: a->start: start_set, the set to count with
+ * @info: the struct pfarg_start: start_set, the set to count with
  *
  * Starting another set than the active one saves the live set first.
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded, unknown set or
  * reserved field; -EBUSY masked (PFM_RESTART first).
  */
-int __pfm_start(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_start(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	const struct pfarg_start *req = a->start;
+	const struct pfarg_start *req = info;
 	struct pfm_event_set *set;
 
 	lockdep_assert_held(&ctx->lock);
@@ -54,13 +55,28 @@ int __pfm_start(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
+ * pfm_start() - PFM_START: start counting on a loaded context
+ * @ctx: the context, not locked
+ * @req: start_set, the set to count with, in kernel memory; only read
+ *
+ * In place: the live set starts where it is.
+ *
+ * Context: process context.
+ * Return: as __pfm_start().
+ */
+int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req)
+{
+	return pfm_run_in_place(ctx, __pfm_start, (void *)req);
+}
+
+/**
  * __pfm_stop() - stop counting; the counts stay as they are
  * @ctx: the context, locked, live here or saved (an in-place call)
- * @a: none
+ * @info: none
  *
  * Return: 0; -EBADFD before creation; -EINVAL unloaded.
  */
-int __pfm_stop(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_stop(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
@@ -77,6 +93,20 @@ int __pfm_stop(struct pfm_context *ctx, struct pfm_args *a)
 	default:
 		return -EINVAL;
 	}
+}
+
+/**
+ * pfm_stop() - PFM_STOP: stop counting; the counts stay as they are
+ * @ctx: the context, not locked
+ *
+ * In place, as pfm_start().
+ *
+ * Context: process context.
+ * Return: as __pfm_stop().
+ */
+int pfm_stop(struct pfm_context *ctx)
+{
+	return pfm_run_in_place(ctx, __pfm_stop, NULL);
 }
 
 /* Reload the notifying PMDs with their long reset values; switch if due. */
@@ -102,7 +132,7 @@ static void pfm_restart_masked(struct pfm_context *ctx)
 /**
  * __pfm_restart() - resume monitoring masked after an overflow
  * @ctx: the context, locked, saved
- * @a: none
+ * @info: none
  *
  * The PMDs that notified (and their reg_reset_pmds) restart from their
  * long reset values; the sampling format empties its buffer if it
@@ -112,7 +142,7 @@ static void pfm_restart_masked(struct pfm_context *ctx)
  * to restart), unloaded included (after the monitored thread ended, as
  * perfmon2 v2.8); -EINVAL closing.
  */
-int __pfm_restart(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_restart(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
@@ -132,17 +162,19 @@ int __pfm_restart(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
- * pfm_restart_end() - let a thread blocked on the notification
- * (PFM_FL_NOTIFY_BLOCK) run, once __pfm_restart() succeeded
+ * pfm_restart() - PFM_RESTART: resume monitoring masked after an overflow
  * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_restart()'s result
+ *
+ * On the set saved (the PMDs that notified are reset); then a thread
+ * blocked on the notification (PFM_FL_NOTIFY_BLOCK) may run.
  *
  * Context: process context.
- * Return: @ret.
+ * Return: as __pfm_restart().
  */
-int pfm_restart_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
+int pfm_restart(struct pfm_context *ctx)
 {
+	int ret = pfm_run(ctx, __pfm_restart, NULL);
+
 	if (!ret)
 		wake_up_interruptible_all(&ctx->restart_wait);
 	return ret;

@@ -51,8 +51,12 @@ struct pfm_context *pfm_context_alloc(struct completion *kcompl)
 	return ctx;
 }
 
-/* What PFM_CREATE_CONTEXT prepares, in pfm_args.core. */
+/*
+ * What PFM_CREATE_CONTEXT prepares before the lock, for the commit to
+ * take (what it leaves, the call frees), and the request.
+ */
 struct pfm_create_state {
+	const struct pfarg_ctx *req;
 	struct pfm_pmu_config *pmu;
 	struct pfm_event_set *set0;
 	struct pfm_smpl_buf *smpl;
@@ -72,19 +76,9 @@ static struct pfm_smpl_buf *pfm_create_smpl(const struct pfm_create_args *c,
 				   ctx_flags, c->charge);
 }
 
-/**
- * pfm_create_context_end() - free what a creation prepared and did not use
- * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_create_context()'s result
- *
- * Return: @ret.
- */
-int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret)
+/* Free what a creation prepared and the commit did not take. */
+static void pfm_create_state_free(struct pfm_create_state *cs)
 {
-	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
-
 	pfm_smpl_buf_free(cs->smpl);
 	if (cs->set0)
 		pfm_event_set_free(cs->set0);
@@ -92,15 +86,16 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
 		cs->pmu->ctx_free(cs->pmu, cs->vpmu);
 	if (cs->pmu)
 		pfm_pmu_put(cs->pmu);
-	return ret;
 }
 
 /**
- * pfm_create_context_prepare() - the creator's privileges, the PMU
- * description, set 0, a virtual description's state and the sampling
- * buffer of a creation
+ * pfm_create_prepare() - the creator's privileges, the PMU description,
+ * set 0, a virtual description's state and the sampling buffer of a
+ * creation
  * @ctx: the context, not locked
- * @a: a->ctx (the flags) and a->create (the sampling format; NULL: none)
+ * @cs: the state: req in (the flags), the rest out; freed by the caller
+ *      (pfm_create_state_free()), also on failure
+ * @fmt: the sampling format; NULL: none
  *
  * Never loads a PMU description module: with none registered the call
  * fails (the kernel API runs where loading one could deadlock).  A user
@@ -111,15 +106,13 @@ int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
  * Return: 0; -EACCES at paranoid level 3 without CAP_PERFMON; -ENODEV
  * without a PMU description; -ENOMEM; as pfm_smpl_buf_create().
  */
-int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
+static int pfm_create_prepare(struct pfm_context *ctx,
+			      struct pfm_create_state *cs,
+			      const struct pfm_create_args *fmt)
 {
-	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
 	struct pfm_smpl_buf *smpl;
 	int ret;
 
-	*cs = (struct pfm_create_state){
-		.priv = PFM_PMC_PRIV_ALL, .exec_priv = true,
-	};
 	/* The creator's privileges, decided now (core/perm.c). */
 	if (!ctx->kernel) {
 		ret = pfm_perm_create();
@@ -136,15 +129,15 @@ int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
 	}
 	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);
 	if (!cs->set0)
-		return pfm_create_context_end(ctx, a, -ENOMEM);
+		return -ENOMEM;
 	if (cs->pmu->ctx_alloc) {
 		cs->vpmu = cs->pmu->ctx_alloc(cs->pmu);
 		if (!cs->vpmu)
-			return pfm_create_context_end(ctx, a, -ENOMEM);
+			return -ENOMEM;
 	}
-	smpl = pfm_create_smpl(a->create, a->ctx->ctx_flags);
+	smpl = pfm_create_smpl(fmt, cs->req->ctx_flags);
 	if (IS_ERR(smpl))
-		return pfm_create_context_end(ctx, a, PTR_ERR(smpl));
+		return PTR_ERR(smpl);
 	cs->smpl = smpl;
 	return 0;
 }
@@ -152,19 +145,20 @@ int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
 /**
  * __pfm_create_context() - turn a NEW context into an UNLOADED one
  * @ctx: the context, locked
- * @a: a->ctx: the flags; the description, set 0, its state and buffer
- *     prepared, which the context takes on success
+ * @info: the struct pfm_create_state: the request (the flags); the
+ *        description, set 0, its state and buffer prepared, which the
+ *        context takes on success
  *
  * Return: 0, -EBUSY when @ctx was already created, -EINVAL for unknown
  * flags or a non-zero reserved field.
  */
-int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_create_context(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_create_state *cs = pfm_args_core(a, struct pfm_create_state);
+	struct pfm_create_state *cs = info;
 	const u32 known = PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE |
 			  PFM_FL_OVFL_NO_MSG;
-	const struct pfarg_ctx *req = a->ctx;
+	const struct pfarg_ctx *req = cs->req;
 
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->state != PFM_CTX_NEW)
@@ -191,6 +185,40 @@ int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a)
 	ctx->exec_priv = cs->exec_priv;
 	pfm_cfg_init(ctx);
 	ctx->state = PFM_CTX_UNLOADED;
-	*cs = (struct pfm_create_state){};
+	/* Taken: nothing for pfm_create_state_free() to free. */
+	cs->pmu = NULL;
+	cs->set0 = NULL;
+	cs->smpl = NULL;
+	cs->vpmu = NULL;
 	return 0;
+}
+
+/**
+ * pfm_create_context() - PFM_CREATE_CONTEXT: turn a NEW context into an
+ * UNLOADED one
+ * @ctx: the context, not locked
+ * @req: the flags, in kernel memory
+ * @fmt: the sampling format; NULL: none
+ *
+ * What may sleep is prepared first, unlocked; the context takes it
+ * under its lock.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; as pfm_create_prepare() and __pfm_create_context().
+ */
+int pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
+		       const struct pfm_create_args *fmt)
+{
+	struct pfm_create_state cs = {
+		.req = req,
+		.priv = PFM_PMC_PRIV_ALL,
+		.exec_priv = true,
+	};
+	int ret;
+
+	ret = pfm_create_prepare(ctx, &cs, fmt);
+	if (!ret)
+		ret = pfm_run(ctx, __pfm_create_context, &cs);
+	pfm_create_state_free(&cs);
+	return ret;
 }

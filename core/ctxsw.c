@@ -24,6 +24,7 @@
 #include <linux/smp.h>
 
 #include "perfmon.h"
+#include "upage.h"
 
 /* The context live on each CPU's PMU; written by that CPU only. */
 static DEFINE_PER_CPU(struct pfm_context *, pfm_cpu_ctx);
@@ -247,7 +248,7 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
  * @ctx: the context, locked, not live elsewhere
  *
  * Its thread runs here, or it monitors this CPU: after a call that saved
- * the set (pfm_call()), and for a system-wide context reaching its CPU.
+ * the set (pfm_run()), and for a system-wide context reaching its CPU.
  *
  * Context: interrupts disabled.
  */

@@ -2,8 +2,8 @@
 /*
  * The /dev/perfmon front end: a misc character device whose open files
  * are monitoring contexts.  Handlers only translate arguments: copy in,
- * run the call (pfm_call() with its struct pfm_op, core/calls.c), copy
- * out; the core checks the state and does the work.
+ * make the call (its named function, frontend.h), copy out; the core
+ * checks the state and does the work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,7 +86,6 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 {
 	struct pfm_create_args c = { .charge = true };
 	struct pfarg_create req;
-	struct pfm_args a = { .ctx = &req.ctx, .create = &c };
 	void *arg = NULL;
 	int ret;
 
@@ -106,7 +105,7 @@ static long pfm_ioctl_create(struct pfm_context *ctx, void __user *uarg)
 	c.fmt_name = req.create_fmt_name;
 	c.fmt_arg = arg;
 	c.fmt_arg_size = req.create_fmt_arg_size;
-	ret = pfm_call(ctx, &pfm_op_create_context, &a);
+	ret = pfm_create_context(ctx, &req.ctx, &c);
 	kfree(arg);
 	return ret;
 }
@@ -153,45 +152,73 @@ static long pfm_array_out(const struct pfarg_array *arr, size_t esize,
 	return ret;
 }
 
+/* The array call @cmd on @n entries at @req: its named function. */
+static int pfm_array_call(struct pfm_context *ctx, unsigned int cmd,
+			  void *req, unsigned int n)
+{
+	switch (cmd) {
+	case PFM_WRITE_PMCS:
+		return pfm_write_pmcs(ctx, req, n);
+	case PFM_WRITE_PMDS:
+		return pfm_write_pmds(ctx, req, n);
+	case PFM_READ_PMDS:
+		return pfm_read_pmds(ctx, req, n);
+	case PFM_CREATE_EVTSETS:
+		return pfm_create_evtsets(ctx, req, n);
+	case PFM_DELETE_EVTSETS:
+		return pfm_delete_evtsets(ctx, req, n);
+	case PFM_GETINFO_EVTSETS:
+		return pfm_getinfo_evtsets(ctx, req, n);
+	case PFM_SET_DRV_CONFIG:
+		return pfm_set_drv_config(ctx, req, n);
+	case PFM_GET_DRV_CONFIG:
+		return pfm_get_drv_config(ctx, req, n);
+	}
+	return -ENOTTY;
+}
+
 /* An array call on a context: copy in, call the core, copy out. */
 static noinline_for_stack long pfm_ioctl_array(struct pfm_context *ctx,
-					       void __user *uarg, size_t esize,
-					       const struct pfm_op *op)
+					       void __user *uarg,
+					       unsigned int cmd, size_t esize)
 {
 	/* One object: a kernel that zeroes the stack zeroes it at once. */
 	struct {
-		struct pfm_args a;
 		struct pfarg_array arr;
 		struct pfm_array_buf buf;
 	} s;
+	void *req;
 
-	s.a.req = pfm_array_in(uarg, esize, &s.arr, &s.buf);
-	if (IS_ERR(s.a.req))
-		return PTR_ERR(s.a.req);
-	s.a.count = s.arr.arr_count;
-	s.a.create = NULL;
-	return pfm_array_out(&s.arr, esize, s.a.req, &s.buf,
-			     pfm_call(ctx, op, &s.a));
+	req = pfm_array_in(uarg, esize, &s.arr, &s.buf);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	return pfm_array_out(&s.arr, esize, req, &s.buf,
+			     pfm_array_call(ctx, cmd, req, s.arr.arr_count));
 }
 
 /*
- * A call that takes one structure (load, start), or none.  Inline, so
- * that each copy has a constant size: hardened usercopy then checks the
- * stack object at build time, not on every start and stop.
+ * PFM_LOAD_CONTEXT and PFM_START: one structure in.  Inline, so that
+ * each copy has a constant size: hardened usercopy then checks the
+ * stack object at build time, not on every start.
  */
-static __always_inline long pfm_ioctl_call(struct pfm_context *ctx,
-					   void __user *uarg, size_t size,
-					   const struct pfm_op *op)
+static __always_inline long pfm_ioctl_load(struct pfm_context *ctx,
+					   void __user *uarg)
 {
-	union {
-		struct pfarg_load load;
-		struct pfarg_start start;
-	} req;
-	struct pfm_args a = { .req = size ? &req : NULL };
+	struct pfarg_load req;
 
-	if (size && copy_from_user(&req, uarg, size))
+	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	return pfm_call(ctx, op, &a);
+	return pfm_load_context(ctx, &req);
+}
+
+static __always_inline long pfm_ioctl_start(struct pfm_context *ctx,
+					    void __user *uarg)
+{
+	struct pfarg_start req;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	return pfm_start(ctx, &req);
 }
 
 /*
@@ -260,7 +287,7 @@ pfm_ioctl_read_values(struct pfm_context *ctx, void __user *uarg)
 	v.vals = buf;
 	v.first = req.rv_first;
 	v.set = req.rv_set;
-	ret = pfm_call_read_values(ctx, &v);
+	ret = pfm_read_values(ctx, &v);
 	if (ret)
 		return ret;
 	return pfm_read_values_out(u64_to_user_ptr(req.rv_values), buf, v.nr);
@@ -306,41 +333,31 @@ static noinline long pfm_ioctl_other(struct pfm_context *ctx,
 	case PFM_CREATE_CONTEXT:
 		return pfm_ioctl_create(ctx, uarg);
 	case PFM_WRITE_PMCS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmc),
-				       &pfm_op_write_pmcs);
+		return pfm_ioctl_array(ctx, uarg, cmd, sizeof(struct pfarg_pmc));
 	case PFM_WRITE_PMDS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       &pfm_op_write_pmds);
 	case PFM_READ_PMDS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_pmd),
-				       &pfm_op_read_pmds);
+		return pfm_ioctl_array(ctx, uarg, cmd, sizeof(struct pfarg_pmd));
 	case PFM_LOAD_CONTEXT:
-		return pfm_ioctl_call(ctx, uarg, sizeof(struct pfarg_load),
-				      &pfm_op_load_context);
+		return pfm_ioctl_load(ctx, uarg);
 	case PFM_UNLOAD_CONTEXT:
-		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_unload_context);
+		return pfm_unload_context(ctx);
 	case PFM_START:
-		return pfm_ioctl_call(ctx, uarg, sizeof(struct pfarg_start),
-				      &pfm_op_start);
+		return pfm_ioctl_start(ctx, uarg);
 	case PFM_STOP:
-		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_stop);
+		return pfm_stop(ctx);
 	case PFM_RESTART:
-		return pfm_ioctl_call(ctx, uarg, 0, &pfm_op_restart);
+		return pfm_restart(ctx);
 	case PFM_CREATE_EVTSETS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       &pfm_op_create_evtsets);
 	case PFM_DELETE_EVTSETS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setdesc),
-				       &pfm_op_delete_evtsets);
+		return pfm_ioctl_array(ctx, uarg, cmd,
+				       sizeof(struct pfarg_setdesc));
 	case PFM_SET_DRV_CONFIG:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       &pfm_op_set_drv_config);
 	case PFM_GET_DRV_CONFIG:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_drv_cfg),
-				       &pfm_op_get_drv_config);
+		return pfm_ioctl_array(ctx, uarg, cmd,
+				       sizeof(struct pfarg_drv_cfg));
 	case PFM_GETINFO_EVTSETS:
-		return pfm_ioctl_array(ctx, uarg, sizeof(struct pfarg_setinfo),
-				       &pfm_op_getinfo_evtsets);
+		return pfm_ioctl_array(ctx, uarg, cmd,
+				       sizeof(struct pfarg_setinfo));
 	default:
 		return -ENOTTY;
 	}

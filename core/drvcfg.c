@@ -5,7 +5,7 @@
  *
  * The description validates every entry in the caller's context, before
  * anything changes; then the values are applied at once under the
- * context lock, where the context is live (pfm_call() saves and
+ * context lock, where the context is live (pfm_run() saves and
  * reloads it, and the reload puts them in force).  No generation count
  * is needed: the context lock already orders the change against every
  * sched in.  A refused entry leaves all settings as they were.
@@ -68,69 +68,86 @@ static int pfm_cfg_check_all(struct pfm_context *ctx,
 	return 0;
 }
 
+/* Apply the checked settings of a struct pfm_array, on the set saved. */
+static int __pfm_set_drv_config(struct pfm_context *ctx, void *info)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_array *arr = info;
+	struct pfarg_drv_cfg *req = arr->req;
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < arr->count; i++)
+		ctx->drv_cfg[req[i].cfg_num] = req[i].cfg_value;
+	return 0;
+}
+
 /**
- * pfm_set_drv_config_prepare() - check every setting before any applies
+ * pfm_set_drv_config() - PFM_SET_DRV_CONFIG: change driver settings of
+ * a context
  * @ctx: the context, not locked
- * @a: a->count settings at a->cfg; cfg_flags of a refused entry gets
- *     PFM_REG_RETFL_*
+ * @req: the settings, in kernel memory; cfg_flags of a refused entry
+ *       gets PFM_REG_RETFL_*
+ * @count: how many, at least 1
+ *
+ * Every setting is checked before any applies; they apply on the set
+ * saved, so that its reload puts them in force; then a virtual
+ * description follows.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL when an entry was refused; -EBADFD before
+ * PFM_CREATE_CONTEXT; or the description's error.
+ */
+int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+	int ret;
+
+	ret = pfm_cfg_check_all(ctx, req, count, true);
+	if (ret)
+		return ret;
+	return pfm_vpmu_finish(ctx, pfm_run(ctx, __pfm_set_drv_config, &arr));
+}
+
+/* Read the settings of a struct pfm_array (cfg_num in, cfg_value out). */
+static int __pfm_get_drv_config(struct pfm_context *ctx, void *info)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_array *arr = info;
+	struct pfarg_drv_cfg *req = arr->req;
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < arr->count; i++)
+		req[i].cfg_value = ctx->drv_cfg[req[i].cfg_num];
+	return 0;
+}
+
+/**
+ * pfm_get_drv_config() - PFM_GET_DRV_CONFIG: read driver settings of a
+ * context
+ * @ctx: the context, not locked
+ * @req: the settings, in kernel memory (cfg_num in, cfg_value out); an
+ *       unknown setting is flagged in its entry
+ * @count: how many, at least 1
+ *
+ * In place: the values are the context's, not the PMU's.
  *
  * Context: process context, no lock held.
- * Return: 0; -EINVAL when an entry was refused; -EBADFD before
+ * Return: 0; -EINVAL for an unknown setting; -EBADFD before
  * PFM_CREATE_CONTEXT.
  */
-int pfm_set_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a)
+int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count)
 {
-	return pfm_cfg_check_all(ctx, a->cfg, a->count, true);
-}
+	struct pfm_array arr = { .req = req, .count = count };
+	int ret;
 
-/**
- * __pfm_set_drv_config() - apply the checked settings
- * @ctx: the context, locked, saved: the reload puts them in force
- * @a: a->count settings at a->cfg
- *
- * Return: 0.
- */
-int __pfm_set_drv_config(struct pfm_context *ctx, struct pfm_args *a)
-	__must_hold(&ctx->lock)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&ctx->lock);
-	for (i = 0; i < a->count; i++)
-		ctx->drv_cfg[a->cfg[i].cfg_num] = a->cfg[i].cfg_value;
-	return 0;
-}
-
-/**
- * pfm_get_drv_config_prepare() - check the settings to read
- * @ctx: the context, not locked
- * @a: a->count settings at a->cfg (cfg_num in)
- *
- * Context: process context, no lock held.
- * Return: 0; -EINVAL for an unknown setting (flagged in its entry);
- * -EBADFD before PFM_CREATE_CONTEXT.
- */
-int pfm_get_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a)
-{
-	return pfm_cfg_check_all(ctx, a->cfg, a->count, false);
-}
-
-/**
- * __pfm_get_drv_config() - read driver settings of a context
- * @ctx: the context, locked (in place: the values are the context's)
- * @a: a->count settings at a->cfg (cfg_num in, cfg_value out)
- *
- * Return: 0.
- */
-int __pfm_get_drv_config(struct pfm_context *ctx, struct pfm_args *a)
-	__must_hold(&ctx->lock)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&ctx->lock);
-	for (i = 0; i < a->count; i++)
-		a->cfg[i].cfg_value = ctx->drv_cfg[a->cfg[i].cfg_num];
-	return 0;
+	ret = pfm_cfg_check_all(ctx, req, count, false);
+	if (ret)
+		return ret;
+	return pfm_run_in_place(ctx, __pfm_get_drv_config, &arr);
 }
 
 /**

@@ -6,8 +6,9 @@
  * release it, and the core checks its state under its lock.
  *
  * The calls take their arguments in kernel memory; copying from and
- * to user space is the device's.  Each runs its __pfm_* core entry
- * point (context lock held) where the context is live.
+ * to user space is the device's.  Each is one named function, beside
+ * the __pfm_* core entry point it runs under the context lock where the
+ * context is live (pfm_run(), core/run.c).
  */
 #ifndef _PERFMON_FRONTEND_H
 #define _PERFMON_FRONTEND_H
@@ -59,69 +60,46 @@ struct pfm_values {
 	unsigned int nr;
 };
 
-/**
- * struct pfm_args - the arguments of one call, in kernel memory
- * @req: the call's argument: an array of @count entries, or one
- *       structure (load, start, create); NULL for the calls without
- * @pmcs: @req of PFM_WRITE_PMCS
- * @pmds: @req of PFM_WRITE_PMDS and PFM_READ_PMDS
- * @setd: @req of PFM_CREATE_EVTSETS and PFM_DELETE_EVTSETS
- * @setinfo: @req of PFM_GETINFO_EVTSETS
- * @cfg: @req of PFM_SET_DRV_CONFIG and PFM_GET_DRV_CONFIG
- * @ctx: @req of PFM_CREATE_CONTEXT
- * @load: @req of PFM_LOAD_CONTEXT
- * @start: @req of PFM_START
- * @values: @req of PFM_READ_VALUES
- * @count: entries at @req (array calls)
- * @create: PFM_CREATE_CONTEXT's sampling format
- * @core: the core's, from a call's preparation to its end (as an
- *        sk_buff's cb): set by the call's prepare step, so the front
- *        end need not initialize it
- */
-struct pfm_args {
-	union {
-		void *req;
-		struct pfarg_pmc *pmcs;
-		struct pfarg_pmd *pmds;
-		struct pfarg_setdesc *setd;
-		struct pfarg_setinfo *setinfo;
-		struct pfarg_drv_cfg *cfg;
-		const struct pfarg_ctx *ctx;
-		const struct pfarg_load *load;
-		const struct pfarg_start *start;
-		struct pfm_values *values;
-	};
-	unsigned int count;
-	const struct pfm_create_args *create;
-	unsigned long core[5];
-};
-
 /*
- * core/calls.c: the calls both front ends make, one per ioctl.  Each
- * runs its __pfm_* core entry point under the context lock where the
- * context is live, with what must sleep before and after it.
+ * The calls, one per ioctl, in kernel memory; an array call's @count is
+ * at least 1 (the front ends check it).
  */
-struct pfm_op;
-extern const struct pfm_op pfm_op_create_context;
-extern const struct pfm_op pfm_op_write_pmcs;
-extern const struct pfm_op pfm_op_write_pmds;
-extern const struct pfm_op pfm_op_read_pmds;
-extern const struct pfm_op pfm_op_load_context;
-extern const struct pfm_op pfm_op_unload_context;
-extern const struct pfm_op pfm_op_start;
-extern const struct pfm_op pfm_op_stop;
-extern const struct pfm_op pfm_op_restart;
-extern const struct pfm_op pfm_op_create_evtsets;
-extern const struct pfm_op pfm_op_delete_evtsets;
-extern const struct pfm_op pfm_op_getinfo_evtsets;
-extern const struct pfm_op pfm_op_set_drv_config;
-extern const struct pfm_op pfm_op_get_drv_config;
 
-/* core/run.c: run one of them */
-int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
-	     struct pfm_args *a);
-/* core/calls.c: PFM_READ_VALUES, the polling call, has its own entry */
-int pfm_call_read_values(struct pfm_context *ctx, struct pfm_values *v);
+/* core/create.c */
+int pfm_create_context(struct pfm_context *ctx, const struct pfarg_ctx *req,
+		       const struct pfm_create_args *fmt);
+
+/* core/regs.c */
+int pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
+		   unsigned int count);
+int pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		   unsigned int count);
+int pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		  unsigned int count);
+int pfm_read_values(struct pfm_context *ctx, struct pfm_values *v);
+
+/* core/load.c */
+int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req);
+int pfm_unload_context(struct pfm_context *ctx);
+
+/* core/control.c */
+int pfm_start(struct pfm_context *ctx, const struct pfarg_start *req);
+int pfm_stop(struct pfm_context *ctx);
+int pfm_restart(struct pfm_context *ctx);
+
+/* core/sets.c */
+int pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count);
+int pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count);
+int pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
+			unsigned int count);
+
+/* core/drvcfg.c */
+int pfm_set_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count);
+int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
+		       unsigned int count);
 
 /* core/pmu.c: the registered PMU description */
 int pfm_pmu_info(struct pfarg_pmu_info *info);

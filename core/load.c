@@ -3,12 +3,11 @@
  * Attaching contexts to threads and CPUs (load), detaching them
  * (unload), the end of a monitored thread, and the close of a context.
  *
- * A load resolves and checks its target first, unlocked (core/perm.c),
- * and, under pfm_sessions_lock() (core/session.c), reserves the session
- * (pfm_load_context_prepare()); commits the context as loaded under its
- * lock (__pfm_load_context()); then publishes the session and attaches
- * the thread's hook (pfm_load_context_end()).  A failure at any step
- * undoes the steps before it.
+ * A load (pfm_load_context()) resolves and checks its target first,
+ * unlocked (core/perm.c); under pfm_sessions_lock() (core/session.c) it
+ * reserves the session, commits the context as loaded under its lock
+ * (__pfm_load_context()), then publishes the session and attaches the
+ * thread's hook.  A failure at any step undoes the steps before it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,8 +38,12 @@ static int pfm_load_check(struct pfm_context *ctx, const struct pfarg_load *req)
 	return 0;
 }
 
-/* A load's target and session, in pfm_args.core. */
+/* Runs of a load while the thread exec'd meanwhile (core/exec.c). */
+#define PFM_LOAD_TRIES	3
+
+/* A load's request, and its target and session. */
 struct pfm_load_state {
+	const struct pfarg_load *req;
 	struct task_struct *task;
 	struct pfm_hook *hook;
 	u64 exec_id;
@@ -51,20 +54,20 @@ struct pfm_load_state {
  * __pfm_load_context() - commit a load: the context is attached, the set
  * ready to go live
  * @ctx: the context, locked, saved
- * @a: a->load; the target pfm_load_context_prepare() resolved
+ * @info: the struct pfm_load_state: the request, the target resolved
  *
- * Return: 0, or as pfm_load_context_prepare()'s first checks.
+ * Return: 0, or as the first checks (pfm_load_check()).
  */
-int __pfm_load_context(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_load_context(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
+	struct pfm_load_state *ls = info;
 	int ret;
 
-	ret = pfm_load_check(ctx, a->load);
+	ret = pfm_load_check(ctx, ls->req);
 	if (ret)
 		return ret;
-	pfm_set_activate(ctx, pfm_find_set(ctx, a->load->load_set));
+	pfm_set_activate(ctx, pfm_find_set(ctx, ls->req->load_set));
 	ctx->started = false;
 	ctx->task_ended = false;
 	ctx->throttled = false;
@@ -136,51 +139,8 @@ static void pfm_load_put(struct pfm_load_state *ls)
 		put_task_struct(ls->task);
 }
 
-/**
- * pfm_load_context_prepare() - resolve, check and reserve a load's target
- * @ctx: the context, not locked
- * @a: a->load: load_pid (thread id, or CPU for a system-wide context),
- *     load_set
- *
- * On success the sessions are locked (pfm_sessions_lock()) until
- * pfm_load_context_end().
- *
- * Context: process context; may sleep.
- * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
- * the thread carries a context, the CPU has one, or task and system
- * sessions would mix; -EINVAL bad set, CPU or reserved field, or a
- * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
- * system-wide when the creator had neither CAP_PERFMON (or
- * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no such thread
- * (or exiting); -EPERM not allowed to monitor it; -ENOMEM; -EAGAIN when
- * the thread exec'd (core/exec.c: the call tries PFM_LOAD_TRIES times).
- */
-int pfm_load_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
-{
-	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
-	int ret;
-
-	*ls = (struct pfm_load_state){ .cpu = -1 };
-	/*
-	 * The end of the previous thread first (core/hook.c, "Exit racing
-	 * a reload"): its PFM_MSG_END carries that thread's ids, which the
-	 * commit replaces.
-	 */
-	pfm_ctx_exit_flush(ctx);
-	ret = pfm_load_target(ctx, a->load, ls);
-	if (ret)
-		return ret;
-	pfm_sessions_lock();
-	ret = pfm_session_acquire(ctx, ls->task, ls->cpu);
-	if (ret) {
-		pfm_sessions_unlock();
-		pfm_load_put(ls);
-	}
-	return ret;
-}
-
 /* Detach a context whose load could not be completed. */
-static int pfm_load_undo(struct pfm_context *ctx, struct pfm_args *a)
+static int pfm_load_undo(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
 	ctx->state = PFM_CTX_UNLOADED;
@@ -190,59 +150,95 @@ static int pfm_load_undo(struct pfm_context *ctx, struct pfm_args *a)
 	return 0;
 }
 
-static const struct pfm_op pfm_load_undo_op = { .fn = pfm_load_undo };
-
-/**
- * pfm_load_context_end() - publish a committed load, or undo it
- * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_load_context()'s result
- *
- * A per-thread context's hook is attached last: the thread's own
- * context switches count from then on.
- *
- * Context: process context; may sleep.
- * Return: @ret, or the attach's error (-ESRCH exiting, -EAGAIN exec'd),
- * or a virtual description's (-EBUSY: perf has no room for the counters).
+/*
+ * One try of a load: reserve the session, commit the load, publish the
+ * session and attach the thread's hook, all under pfm_sessions_lock().
+ * Refused by the commit, another load of this context may have won the
+ * race: the session it published is not ours to withdraw.
  */
-int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret)
+static int pfm_load_try(struct pfm_context *ctx, const struct pfarg_load *req)
 {
-	struct pfm_load_state *ls = pfm_args_core(a, struct pfm_load_state);
+	struct pfm_load_state ls = { .req = req, .cpu = -1 };
+	int ret;
 
 	/*
-	 * Refused by the commit: another load of this context may have won
-	 * the race, and the session it published is not ours to withdraw.
+	 * The end of the previous thread first (core/hook.c, "Exit racing
+	 * a reload"): its PFM_MSG_END carries that thread's ids, which the
+	 * commit replaces.
 	 */
+	pfm_ctx_exit_flush(ctx);
+	ret = pfm_load_target(ctx, req, &ls);
+	if (ret)
+		return ret;
+	pfm_sessions_lock();
+	ret = pfm_session_acquire(ctx, ls.task, ls.cpu);
+	if (ret)
+		goto unlock_sessions;
+	ret = pfm_run(ctx, __pfm_load_context, &ls);
 	if (ret)
 		goto cancel_session;
 	/* A virtual description's counters, before anything counts. */
 	ret = pfm_vpmu_sync(ctx);
 	if (ret)
 		goto undo_load;
-	pfm_session_publish(ctx, ls->task, ls->cpu);
-	if (ls->task) {
-		ret = pfm_hook_attach(ls->hook, ctx);
+	pfm_session_publish(ctx, ls.task, ls.cpu);
+	/* Last: the thread's own context switches count from then on. */
+	if (ls.task) {
+		ret = pfm_hook_attach(ls.hook, ctx);
 		if (ret)
 			goto withdraw_session;
 	}
 	pfm_sessions_unlock();
-	if (ls->hook)
-		pfm_hook_put(ls->hook);
+	if (ls.hook)
+		pfm_hook_put(ls.hook);
 	return 0;
 
 withdraw_session:
-	pfm_session_withdraw(ctx, ls->task, ls->cpu);
+	pfm_session_withdraw(ctx, ls.task, ls.cpu);
 undo_load:
-	pfm_call(ctx, &pfm_load_undo_op, a);
+	pfm_run(ctx, pfm_load_undo, NULL);
 	pfm_vpmu_sync(ctx);
 cancel_session:
-	pfm_session_cancel(ctx, ls->task);
+	pfm_session_cancel(ctx, ls.task);
+unlock_sessions:
 	pfm_sessions_unlock();
-	pfm_load_put(ls);
+	pfm_load_put(&ls);
 	return ret;
 }
 
-/* What an unload detached, in pfm_args.core. */
+/**
+ * pfm_load_context() - PFM_LOAD_CONTEXT: attach a context to a thread
+ * or a CPU
+ * @ctx: the context, not locked
+ * @req: load_pid (thread id, or CPU for a system-wide context) and
+ *       load_set, in kernel memory
+ *
+ * A thread that exec'd between the check and the attach is checked
+ * again, PFM_LOAD_TRIES times in all.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EBADFD before creation; -EBUSY when loaded already, when
+ * the thread carries a context, the CPU has one, or task and system
+ * sessions would mix, or a virtual description's counters find no room
+ * in perf; -EINVAL bad set, CPU or reserved field, or a
+ * PFM_FL_NOTIFY_BLOCK context on the caller's own thread; -EACCES
+ * system-wide when the creator had neither CAP_PERFMON (or
+ * CAP_SYS_ADMIN) nor paranoid level 0 or below; -ESRCH no such thread
+ * (or exiting); -EPERM not allowed to monitor it; -ENOMEM; -EAGAIN when
+ * the thread exec'd at every try.
+ */
+int pfm_load_context(struct pfm_context *ctx, const struct pfarg_load *req)
+{
+	unsigned int tries = 0;
+	int ret;
+
+	do {
+		ret = pfm_load_try(ctx, req);
+	} while (ret == -EAGAIN && ++tries < PFM_LOAD_TRIES);
+	return ret;
+}
+
+/* What an unload detached. */
 struct pfm_unload_state {
 	struct task_struct *task;
 	struct pfm_hook *hook;
@@ -251,34 +247,18 @@ struct pfm_unload_state {
 };
 
 /**
- * pfm_unload_context_prepare() - lock the sessions for an unload
- * @ctx: the context, not locked
- * @a: the call
- *
- * Context: process context; may sleep.
- * Return: 0.
- */
-int pfm_unload_context_prepare(struct pfm_context *ctx, struct pfm_args *a)
-{
-	*pfm_args_core(a, struct pfm_unload_state) =
-		(struct pfm_unload_state){ .cpu = -1 };
-	pfm_sessions_lock();
-	return 0;
-}
-
-/**
  * __pfm_unload_context() - detach: the set is saved and will not go
  * live again
  * @ctx: the context, locked, saved
- * @a: the call; what was detached goes to pfm_unload_context_end()
+ * @info: the struct pfm_unload_state: out, what was detached
  *
  * Return: 0 (unloading an unloaded context does nothing), or -EBADFD
  * before creation.
  */
-int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_unload_context(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_unload_state *u = pfm_args_core(a, struct pfm_unload_state);
+	struct pfm_unload_state *u = info;
 
 	lockdep_assert_held(&ctx->lock);
 	switch (ctx->state) {
@@ -303,46 +283,36 @@ int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
- * pfm_unload_context_end() - release what the unload detached
+ * pfm_unload_context() - PFM_UNLOAD_CONTEXT: detach a context
  * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_unload_context()'s result
  *
- * The counts are saved and stay readable.  A thread blocked on a
- * notification runs on.  A virtual description lets its counters go.
+ * Under pfm_sessions_lock(): the set is saved, the thread's hook
+ * detached and the session released.  The counts are saved and stay
+ * readable.  A thread blocked on a notification runs on.  A virtual
+ * description lets its counters go.  Also the core's own unload, at
+ * the end of a monitored thread and at close.
  *
  * Context: process context; may sleep.
- * Return: @ret.
+ * Return: as __pfm_unload_context(), or the description's error.
  */
-int pfm_unload_context_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret)
+int pfm_unload_context(struct pfm_context *ctx)
 {
-	struct pfm_unload_state *u = pfm_args_core(a, struct pfm_unload_state);
+	struct pfm_unload_state u = { .cpu = -1 };
+	int ret;
 
-	if (!ret && u->was_loaded) {
+	pfm_sessions_lock();
+	ret = pfm_run(ctx, __pfm_unload_context, &u);
+	if (!ret && u.was_loaded) {
 		/* Before the thread may take another context (its hook). */
-		if (u->hook)
-			pfm_hook_detach(u->hook);
-		pfm_session_release(ctx, u->task, u->cpu);
+		if (u.hook)
+			pfm_hook_detach(u.hook);
+		pfm_session_release(ctx, u.task, u.cpu);
 	}
 	pfm_sessions_unlock();
 	wake_up_interruptible_all(&ctx->restart_wait);
-	if (u->task)
-		put_task_struct(u->task);
-	return pfm_vpmu_finish(ctx, a, ret);
-}
-
-/* PFM_UNLOAD_CONTEXT from the core itself: the end of a thread, a close. */
-static void pfm_unload(struct pfm_context *ctx)
-{
-	static const struct pfm_op unload = {
-		.prepare = pfm_unload_context_prepare,
-		.fn = __pfm_unload_context,
-		.finish = pfm_unload_context_end,
-	};
-	struct pfm_args a = {};
-
-	pfm_call(ctx, &unload, &a);
+	if (u.task)
+		put_task_struct(u.task);
+	return pfm_vpmu_finish(ctx, ret);
 }
 
 /* The monitored thread ended: unload, then tell the monitor. */
@@ -362,7 +332,7 @@ static void pfm_ctx_exit_work(struct work_struct *work)
 	ended = ctx->task_ended;
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	if (ended)
-		pfm_unload(ctx);
+		pfm_unload_context(ctx);
 	pfm_msg_end(ctx, pid, tid);
 	pfm_ctx_put(ctx);
 }
@@ -427,7 +397,7 @@ void pfm_ctx_release(struct pfm_context *ctx)
 {
 	unsigned long flags;
 
-	pfm_unload(ctx);
+	pfm_unload_context(ctx);
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	ctx->state = PFM_CTX_ZOMBIE;
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);

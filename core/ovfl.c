@@ -26,6 +26,7 @@
 #include <asm/ptrace.h>
 
 #include "perfmon.h"
+#include "upage.h"
 
 /* The value PMD @pmd is reloaded with, randomized when it asks for it. */
 static u64 pfm_pmd_reset_val(struct pfm_context *ctx, const struct pfm_pmd *pmd,

@@ -302,32 +302,6 @@ struct pfm_ctx_ops {
 	void (*free)(struct pfm_context *ctx);
 };
 
-/**
- * struct pfm_op - one call both front ends make (core/calls.c)
- * @prepare: before the lock, may sleep: resolve and allocate what
- *           @fn needs (in pfm_args.core); on failure it undoes itself
- *           and neither @fn nor @finish runs.  NULL: nothing to do
- * @fn: the __pfm_* core entry point: ctx->lock held, interrupts off
- * @finish: after the lock, may sleep, when @prepare succeeded: given
- *          @fn's result, publish or undo; returns the call's result
- * @in_place: @fn runs on the set where it is live (reads, start,
- *            stop); otherwise on the set saved (pfm_ctx_sched_out())
- * @tries: runs in all while the call returns -EAGAIN (0 or 1: once)
- */
-struct pfm_op {
-	int (*prepare)(struct pfm_context *ctx, struct pfm_args *a);
-	int (*fn)(struct pfm_context *ctx, struct pfm_args *a);
-	int (*finish)(struct pfm_context *ctx, struct pfm_args *a, int ret);
-	bool in_place;
-	u8 tries;
-};
-
-/* The core's state of call @a, as @type: it lives in a->core. */
-#define pfm_args_core(a, type) ({					\
-	static_assert(sizeof(type) <= sizeof((a)->core));		\
-	(type *)(a)->core;						\
-})
-
 /* A system-wide context (monitors a CPU), not a per-thread one. */
 static inline bool pfm_ctx_is_system(const struct pfm_context *ctx)
 {
@@ -411,9 +385,9 @@ void pfm_msg_init(struct pfm_context *ctx);
 int pfm_vpmu_sync(struct pfm_context *ctx);
 void pfm_vpmu_resync_async(struct pfm_context *ctx);
 void pfm_vpmu_resync_work(struct work_struct *work);
-int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret);
+int pfm_vpmu_finish(struct pfm_context *ctx, int ret);
 
-/* Engine. core/ctxsw.c: the active set on a CPU's PMU; core/run.c: pfm_call() */
+/* Engine. core/ctxsw.c: the active set on a CPU's PMU */
 
 /**
  * pfm_ctx_live_here() - is the context's active set live on this CPU?
@@ -495,8 +469,8 @@ static __always_inline bool pfm_pmds_used(const struct pfm_event_set *set,
 }
 
 /*
- * PFM_READ_VALUES' read, inline in __pfm_read_values() and in
- * pfm_call_read_values() (core/calls.c), the monitor's polling call:
+ * PFM_READ_VALUES' read, inline in pfm_read_values() (core/regs.c), the
+ * monitor's polling call, and in its run by IPI:
  * the active set is looked up first, the PMDs checked in one pass, and
  * whether the set is live here is known (@here: the context is live on
  * this CPU), not asked per PMD.
@@ -533,6 +507,30 @@ static __always_inline int pfm_values_read(struct pfm_context *ctx,
 	v->nr = n;
 	return 0;
 }
+
+/* core/run.c: run a call's __pfm_* core entry point @fn on @ctx, under
+ * ctx->lock with interrupts off, on the CPU where the context's set is
+ * live (by IPI when that is another one): pfm_run() on the set saved
+ * there and loaded again after (@fn works on the registers' values in
+ * memory), pfm_run_in_place() on the set as it is, live or saved (the
+ * calls a monitor makes while counting: a read, a start, a stop).
+ */
+int pfm_run(struct pfm_context *ctx,
+	    int (*fn)(struct pfm_context *ctx, void *info), void *info);
+int pfm_run_in_place(struct pfm_context *ctx,
+		     int (*fn)(struct pfm_context *ctx, void *info),
+		     void *info);
+
+/**
+ * struct pfm_array - the entries of an array call, as the front end
+ * copied them into kernel memory (the @info of its __pfm_* entry point)
+ * @req: the entries; those refused come back flagged
+ * @count: how many, at least 1
+ */
+struct pfm_array {
+	void *req;
+	unsigned int count;
+};
 
 /* core/set_switch.c: set switching */
 void pfm_set_activate(struct pfm_context *ctx, struct pfm_event_set *set);
@@ -597,73 +595,19 @@ void pfm_fmt_notifier_unregister(struct notifier_block *nb);
 #define PFM_FMT_REGISTERED	1
 #define PFM_FMT_UNREGISTERED	2
 
-/* core/upage.c: the control page (user-level reads) */
+/* core/upage.c: the control page (user-level reads); upage.h */
 void pfm_upage_rewrite(struct pfm_context *ctx);
 void pfm_upage_free(struct pfm_context *ctx);
 
-/*
- * Rewrite the control page, if the context has one: inline, because
- * every context switch and overflow of every context passes here.
- */
-static inline void pfm_upage_update(struct pfm_context *ctx)
-{
-	if (ctx->upage)
-		pfm_upage_rewrite(ctx);
-}
-
-/*
- * Operations: each call's __pfm_* core entry point (ctx->lock held) and
- * its preparation and end (no lock), which core/calls.c puts together.
- */
-
-/* core/create.c */
-int pfm_create_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_create_context(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_create_context_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret);
-
-/* core/regs.c */
-int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_read_values(struct pfm_context *ctx, struct pfm_values *v);
-
-/* core/load.c: load, unload, the end of a monitored thread, close */
-#define PFM_LOAD_TRIES	3
-int pfm_load_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_load_context(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_load_context_end(struct pfm_context *ctx, struct pfm_args *a, int ret);
-int pfm_unload_context_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_unload_context(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_unload_context_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret);
+/* core/load.c: the end of a monitored thread, close */
 void pfm_ctx_exit_queue(struct pfm_context *ctx);
 void pfm_ctx_exit_init(struct pfm_context *ctx);
 void pfm_ctx_exit_flush(struct pfm_context *ctx);
 
-/* core/control.c: start, stop, restart */
-int __pfm_start(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_stop(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_restart(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_restart_end(struct pfm_context *ctx, struct pfm_args *a, int ret);
-
-/* core/sets.c: the event-set calls */
-#define PFM_CREATE_EVTSETS_TRIES	16
+/* core/sets.c: event sets */
 extern unsigned int pfm_sets_per_ctx_max;
-int pfm_create_evtsets_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret);
-int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_delete_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret);
-int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a);
 
 /* core/drvcfg.c: driver settings */
-int pfm_set_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_set_drv_config(struct pfm_context *ctx, struct pfm_args *a);
-int pfm_get_drv_config_prepare(struct pfm_context *ctx, struct pfm_args *a);
-int __pfm_get_drv_config(struct pfm_context *ctx, struct pfm_args *a);
 void pfm_cfg_init(struct pfm_context *ctx);
 
 /* core/session.c: who holds the PMU; CPU hotplug */
@@ -679,8 +623,6 @@ void pfm_session_release(struct pfm_context *ctx, bool task, int cpu);
 int pfm_sessions_init(void);
 void pfm_sessions_exit(void);
 unsigned int pfm_sessions_count(bool system);
-
-/* The calls: core/calls.c, declared in frontend.h. */
 
 /* Front ends: core/dev.c, kapi/kapi.c (frontend.h); core/sysfs*.c */
 int pfm_sysfs_init(void);

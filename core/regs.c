@@ -78,20 +78,21 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 
 /**
  * __pfm_write_pmcs() - program PMCs of event sets
- * @ctx: the context, locked
- * @a: a->count entries (at least 1); reg_flags of a refused entry gets
- *      PFM_REG_RETFL_*
+ * @ctx: the context, locked, saved
+ * @info: the struct pfm_array of struct pfarg_pmc; reg_flags of a
+ *        refused entry gets PFM_REG_RETFL_*
  *
  * Return: 0 when every entry was applied; -EINVAL when one was refused
  * (none applied), -EACCES when it was for want of a privilege
  * (PFM_REG_RETFL_NOPRIV, Documentation/security.rst); -EBADFD before
  * PFM_CREATE_CONTEXT.
  */
-int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_write_pmcs(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfarg_pmc *req = a->pmcs;
-	unsigned int count = a->count;
+	const struct pfm_array *arr = info;
+	struct pfarg_pmc *req = arr->req;
+	unsigned int count = arr->count;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -116,6 +117,26 @@ int __pfm_write_pmcs(struct pfm_context *ctx, struct pfm_args *a)
 			     req[i].reg_flags & PFM_REGFL_NO_EMUL64);
 	}
 	return 0;
+}
+
+/**
+ * pfm_write_pmcs() - PFM_WRITE_PMCS: program PMCs of event sets
+ * @ctx: the context, not locked
+ * @req: the entries, in kernel memory
+ * @count: how many, at least 1
+ *
+ * The live set is saved, written in memory and loaded again, every
+ * register of it (pfm_run()); then a virtual description follows.
+ *
+ * Context: process context; may sleep.
+ * Return: as __pfm_write_pmcs(), or the description's error.
+ */
+int pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
+		   unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+
+	return pfm_vpmu_finish(ctx, pfm_run(ctx, __pfm_write_pmcs, &arr));
 }
 
 static u32 pfm_pmd_check_common(struct pfm_context *ctx,
@@ -226,17 +247,18 @@ static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req
 
 /**
  * __pfm_write_pmds() - set PMD values and overflow attributes
- * @ctx: the context, locked
- * @a: a->count entries (at least 1); reg_flags of a refused entry gets
- *      PFM_REG_RETFL_*
+ * @ctx: the context, locked, saved
+ * @info: the struct pfm_array of struct pfarg_pmd; reg_flags of a
+ *        refused entry gets PFM_REG_RETFL_*
  *
  * Return: as __pfm_write_pmcs().
  */
-int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_write_pmds(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfarg_pmd *req = a->pmds;
-	unsigned int count = a->count;
+	const struct pfm_array *arr = info;
+	struct pfarg_pmd *req = arr->req;
+	unsigned int count = arr->count;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -263,6 +285,27 @@ int __pfm_write_pmds(struct pfm_context *ctx, struct pfm_args *a)
 	return 0;
 }
 
+/**
+ * pfm_write_pmds() - PFM_WRITE_PMDS: set PMD values and overflow
+ * attributes
+ * @ctx: the context, not locked
+ * @req: the entries, in kernel memory
+ * @count: how many, at least 1
+ *
+ * As pfm_write_pmcs(): on the set saved, then a virtual description's
+ * sync.
+ *
+ * Context: process context; may sleep.
+ * Return: as __pfm_write_pmds(), or the description's error.
+ */
+int pfm_write_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		   unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+
+	return pfm_vpmu_finish(ctx, pfm_run(ctx, __pfm_write_pmds, &arr));
+}
+
 /* PMD @i of @set now: from the PMU while live here, else as saved. */
 static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
 			 unsigned int i)
@@ -276,9 +319,9 @@ static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
 /**
  * __pfm_read_pmds() - read PMD values
  * @ctx: the context, locked, live here or saved (an in-place call)
- * @a: a->count entries (at least 1); each valid one gets reg_value
- *      (64-bit), reg_last_reset_val and reg_ovfl_switch_cnt (overflows
- *      left)
+ * @info: the struct pfm_array of struct pfarg_pmd; each valid entry gets
+ *        reg_value (64-bit), reg_last_reset_val and reg_ovfl_switch_cnt
+ *        (overflows left)
  *
  * A PMD that was never written in its set is refused with
  * PFM_REG_RETFL_UNUSED: its value would mean nothing.
@@ -286,11 +329,12 @@ static u64 pfm_pmd_value(struct pfm_context *ctx, struct pfm_event_set *set,
  * Return: 0; -EINVAL when an entry was refused (the others are still
  * answered); -EBADFD before PFM_CREATE_CONTEXT.
  */
-int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_read_pmds(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfarg_pmd *req = a->pmds;
-	unsigned int count = a->count;
+	const struct pfm_array *arr = info;
+	struct pfarg_pmd *req = arr->req;
+	unsigned int count = arr->count;
 	struct pfm_event_set *set;
 	struct pfm_pmd *pmd;
 	unsigned int i;
@@ -324,21 +368,72 @@ int __pfm_read_pmds(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
- * __pfm_read_values() - read PMD values, 8 bytes each
- * @ctx: the context, locked, live here or saved (an in-place call)
+ * pfm_read_pmds() - PFM_READ_PMDS: read PMD values
+ * @ctx: the context, not locked
+ * @req: the entries, in kernel memory
+ * @count: how many, at least 1
+ *
+ * In place: the live set is read where it counts, not saved.
+ *
+ * Context: process context.
+ * Return: as __pfm_read_pmds().
+ */
+int pfm_read_pmds(struct pfm_context *ctx, struct pfarg_pmd *req,
+		  unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+
+	return pfm_run_in_place(ctx, __pfm_read_pmds, &arr);
+}
+
+/*
+ * PFM_READ_VALUES of a context live on another CPU, there by IPI: what
+ * follows in place, on the CPU where the set is live.
+ */
+static int __pfm_read_values(struct pfm_context *ctx, void *info)
+	__must_hold(&ctx->lock)
+{
+	return pfm_values_read(ctx, info, pfm_ctx_live_here(ctx));
+}
+
+static noinline int pfm_read_values_there(struct pfm_context *ctx,
+					  struct pfm_values *v)
+{
+	return pfm_run_in_place(ctx, __pfm_read_values, v);
+}
+
+/**
+ * pfm_read_values() - PFM_READ_VALUES: read PMD values, 8 bytes each
+ * @ctx: the context, not locked
  * @v: the set, the PMDs (PMD first + n for each bit n of pmds) and
  *     where their values go, lowest PMD first; nr, out: how many
  *
- * PFM_READ_PMDS for a monitor that only wants the counts.  Without
- * per-entry flags to say which PMD was refused, any refusal refuses the
- * call; PFM_READ_PMDS tells which and why.
+ * PFM_READ_PMDS for a monitor that only wants the counts, and polls:
+ * where the set is live on this CPU or nowhere (a thread reading
+ * itself, a saved context), the read runs at once under the lock with
+ * interrupts off, as pfm_run_in_place() would run it.  Live on another
+ * CPU, it goes there by IPI.  Without per-entry flags to say which PMD
+ * was refused, any refusal refuses the call; PFM_READ_PMDS tells which
+ * and why.
  *
+ * Context: process context, no lock held.
  * Return: 0; -EINVAL no such set, or a PMD not used in it (never
  * written, not implemented, beyond the PMU's); -EBADFD before
  * PFM_CREATE_CONTEXT.
  */
-int __pfm_read_values(struct pfm_context *ctx, struct pfm_values *v)
-	__must_hold(&ctx->lock)
+int pfm_read_values(struct pfm_context *ctx, struct pfm_values *v)
 {
-	return pfm_values_read(ctx, v, pfm_ctx_live_here(ctx));
+	unsigned long flags;
+	bool here, there;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	here = pfm_ctx_live_here(ctx);
+	there = !here && ctx->live_cpu >= 0;
+	if (likely(!there))
+		ret = pfm_values_read(ctx, v, here);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	if (likely(!there))
+		return ret;
+	return pfm_read_values_there(ctx, v);
 }

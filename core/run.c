@@ -1,29 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Running a call on a context: its preparation, its core entry point
- * where the context's set is live, its end (pfm_call(), with the
- * call's struct pfm_op: core/calls.c, or a core file's own).
+ * Running a call's __pfm_* core entry point where the context is live
+ * (pfm_run(), pfm_run_in_place(): core/perfmon.h).  Each call is a
+ * named function beside its entry point (frontend.h lists them), which
+ * does what must sleep before and after the run itself.
  *
  * Only the CPU where the set is live touches its PMU (core/ctxsw.c), so
- * a call that needs the registers first saves them: the core entry
- * point runs on the live CPU (by IPI when it is another one) between a
+ * a call that needs the registers first saves them: the entry point
+ * runs on the live CPU (by IPI when it is another one) between a
  * sched_out and a sched_in, with ctx->lock held throughout.  The
  * frequent calls a monitor makes while counting (read, start, stop) run
- * in place instead (struct pfm_op's in_place): on the live CPU, the set
- * left live, so they cost a few register accesses, not a save and a
- * reload of every register.
+ * in place instead: on the live CPU, the set left live, so they cost a
+ * few register accesses, not a save and a reload of every register.
  */
 #include <linux/lockdep.h>
 #include <linux/smp.h>
 
 #include "perfmon.h"
+#include "upage.h"
 
 /* One run of a call's core entry point, where the context is live. */
 struct pfm_run {
 	struct pfm_context *ctx;
-	const struct pfm_op *op;
-	struct pfm_args *args;
+	int (*fn)(struct pfm_context *ctx, void *info);
+	void *info;
 	int ret;
+	bool in_place;
 	bool ran;
 };
 
@@ -36,7 +38,7 @@ struct pfm_run {
 static __always_inline void pfm_run_here(struct pfm_run *r)
 {
 	struct pfm_context *ctx = r->ctx;
-	bool in_place = r->op->in_place;
+	bool in_place = r->in_place;
 	bool live = pfm_ctx_live_here(ctx);
 
 	lockdep_assert_held(&ctx->lock);
@@ -44,7 +46,7 @@ static __always_inline void pfm_run_here(struct pfm_run *r)
 		return;		/* moved: the caller tries again */
 	if (live && !in_place)
 		pfm_ctx_sched_out(ctx);
-	r->ret = r->op->fn(ctx, r->args);
+	r->ret = r->fn(ctx, r->info);
 	r->ran = true;
 	/* A call in place leaves the set live: no call out on its path. */
 	if (live && ctx->live_cpu < 0)
@@ -68,14 +70,19 @@ static void pfm_run_ipi(void *info)
 }
 
 /*
- * Run @op's core entry point where the context is live: here under
- * ctx->lock, or by IPI on the CPU where the set is; when the context
- * moved meanwhile (the thread migrated), try again.
+ * Run @fn where the context is live: here under ctx->lock, or by IPI on
+ * the CPU where the set is; when the context moved meanwhile (the
+ * thread migrated), again.  Inline in its two callers, so that each
+ * has its own pfm_run_here() with @in_place a constant.
  */
-static int pfm_run(struct pfm_context *ctx, const struct pfm_op *op,
-		   struct pfm_args *a)
+static __always_inline int __pfm_run(struct pfm_context *ctx,
+				     int (*fn)(struct pfm_context *ctx,
+					       void *info),
+				     void *info, bool in_place)
 {
-	struct pfm_run r = { .ctx = ctx, .op = op, .args = a };
+	struct pfm_run r = {
+		.ctx = ctx, .fn = fn, .info = info, .in_place = in_place,
+	};
 	unsigned long flags;
 	int cpu;
 
@@ -95,40 +102,40 @@ static int pfm_run(struct pfm_context *ctx, const struct pfm_op *op,
 }
 
 /**
- * pfm_call() - run a call on a context: prepare, core entry, finish
+ * pfm_run() - run a call's core entry point on the set saved
  * @ctx: the context, not locked
- * @op: the call (core/calls.c, or a core file's own)
- * @a: its arguments, in kernel memory
+ * @fn: the entry point: ctx->lock held, interrupts off
+ * @info: its argument
  *
- * @op->prepare runs first, unlocked.  Then @op->fn runs under ctx->lock
- * with interrupts off, on the CPU where the set is live (by IPI when it
- * is another one): between a sched_out and a sched_in, so on registers
- * saved in the set, or in place (@op->in_place: the set left live, so
- * that the frequent calls a monitor makes while counting cost a few
- * register accesses, not a save and a reload of every register).  A
- * call in place reads live registers through pfm_pmd_read_hw() and
- * updates the control page when it changes what the page shows.  Then
- * @op->finish, unlocked.  A result of -EAGAIN runs it all again, up to
- * @op->tries times in all.
+ * Where the set is live, @fn runs between a pfm_ctx_sched_out() and a
+ * pfm_ctx_sched_in(): it works on the registers' values in memory, and
+ * the reload writes every register of the set.
  *
- * Context: process context, no lock held; may sleep when @op has a
- * prepare or finish step.
- * Return: what @op->finish returned, else @op->fn's or @op->prepare's
- * result.
+ * Context: process context, no lock held.
+ * Return: what @fn returned.
  */
-int pfm_call(struct pfm_context *ctx, const struct pfm_op *op,
-	     struct pfm_args *a)
+int pfm_run(struct pfm_context *ctx,
+	    int (*fn)(struct pfm_context *ctx, void *info), void *info)
 {
-	unsigned int tries = 0;
-	int ret;
+	return __pfm_run(ctx, fn, info, false);
+}
 
-	do {
-		ret = op->prepare ? op->prepare(ctx, a) : 0;
-		if (ret)
-			continue;
-		ret = pfm_run(ctx, op, a);
-		if (op->finish)
-			ret = op->finish(ctx, a, ret);
-	} while (ret == -EAGAIN && ++tries < op->tries);
-	return ret;
+/**
+ * pfm_run_in_place() - run a call's core entry point on the set as it is
+ * @ctx: the context, not locked
+ * @fn: the entry point: ctx->lock held, interrupts off
+ * @info: its argument
+ *
+ * The calls a monitor makes while counting (a read, a start, a stop):
+ * @fn reads live registers through pfm_pmd_read_hw() and updates the
+ * control page when it changes what the page shows.
+ *
+ * Context: process context, no lock held.
+ * Return: what @fn returned.
+ */
+int pfm_run_in_place(struct pfm_context *ctx,
+		     int (*fn)(struct pfm_context *ctx, void *info),
+		     void *info)
+{
+	return __pfm_run(ctx, fn, info, true);
 }

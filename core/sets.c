@@ -118,8 +118,15 @@ static int pfm_setdescs_check(struct pfm_context *ctx,
 	return 0;
 }
 
-/* The sets a PFM_CREATE_EVTSETS prepares, in pfm_args.core. */
+/*
+ * Runs of PFM_CREATE_EVTSETS while a concurrent deletion of a set it
+ * names leaves too few sets prepared.
+ */
+#define PFM_CREATE_EVTSETS_TRIES	16
+
+/* A PFM_CREATE_EVTSETS: its entries and the sets prepared for it. */
 struct pfm_spares {
+	struct pfm_array arr;
 	struct pfm_event_set **set;	/* ends with a NULL entry */
 	unsigned int n;
 };
@@ -144,101 +151,76 @@ static unsigned int pfm_count_new_sets(struct pfm_context *ctx,
 	return n;
 }
 
-/**
- * pfm_create_evtsets_end() - free the prepared sets the core did not take
- * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_create_evtsets()'s result
- *
- * A virtual description follows the sets (pfm_vpmu_finish()).
- *
- * Return: @ret, or the description's error.
- */
-int pfm_create_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret)
+/* Free the prepared sets the core did not take. */
+static void pfm_spares_free(struct pfm_spares *sp)
 {
-	struct pfm_spares *sp = pfm_args_core(a, struct pfm_spares);
-
 	while (sp->n--)
 		if (sp->set[sp->n])
 			pfm_event_set_free(sp->set[sp->n]);
 	kfree(sp->set);
-	return pfm_vpmu_finish(ctx, a, ret);
+	sp->set = NULL;
+	sp->n = 0;
 }
 
 /**
- * pfm_create_evtsets_prepare() - allocate the sets a creation needs
+ * pfm_spares_alloc() - allocate the sets a creation needs
  * @ctx: the context, not locked
- * @a: the call
+ * @sp: the call; the sets out, freed by pfm_spares_free(), also on
+ *      failure
  *
  * Sets are allocated before the lock is taken, then the core takes what
- * it needs.  A concurrent deletion of a set @a names makes the guess
+ * it needs.  A concurrent deletion of a set @sp names makes the guess
  * short: then __pfm_create_evtsets() asks for another try.
  *
  * Context: process context; may sleep.
  * Return: 0 or -ENOMEM.
  */
-int pfm_create_evtsets_prepare(struct pfm_context *ctx, struct pfm_args *a)
+static int pfm_spares_alloc(struct pfm_context *ctx, struct pfm_spares *sp)
 {
-	struct pfm_spares *sp = pfm_args_core(a, struct pfm_spares);
 	unsigned int n;
 	u32 priv;
 
-	n = pfm_count_new_sets(ctx, a->setd, a->count, &priv);
+	n = pfm_count_new_sets(ctx, sp->arr.req, sp->arr.count, &priv);
 	sp->set = kcalloc(n + 1, sizeof(*sp->set), GFP_KERNEL);
 	if (!sp->set)
 		return -ENOMEM;
 	for (sp->n = 0; sp->n < n; sp->n++) {
 		sp->set[sp->n] = pfm_event_set_alloc(ctx->pmu, 0, priv);
 		if (!sp->set[sp->n])
-			return pfm_create_evtsets_end(ctx, a, -ENOMEM);
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 /**
- * pfm_delete_evtsets_end() - free the sets __pfm_delete_evtsets() unlinked
- * @ctx: the context, not locked
- * @a: the call
- * @ret: __pfm_delete_evtsets()'s result
- *
- * A virtual description follows the sets (pfm_vpmu_finish()).
- *
- * Return: @ret, or the description's error.
- */
-int pfm_delete_evtsets_end(struct pfm_context *ctx, struct pfm_args *a,
-			   int ret)
-{
-	pfm_free_dead_sets(ctx);
-	return pfm_vpmu_finish(ctx, a, ret);
-}
-
-/**
  * __pfm_create_evtsets() - create event sets, or change existing ones
- * @ctx: the context, locked
- * @a: a->count entries (at least 1): the descriptions; set_timeout comes
- *      back as the effective one.  The sets prepared for the ids that do
- *      not exist (pfm_create_evtsets_prepare()): those used are taken
+ * @ctx: the context, locked, saved
+ * @info: the struct pfm_spares: the descriptions (set_timeout comes back
+ *        as the effective one), and the sets prepared for the ids that
+ *        do not exist (pfm_spares_alloc()): those used are taken
  *
  * The new sets, with those the context holds, may not exceed
  * pfm_sets_per_ctx_max: otherwise none is created.
  *
  * Return: 0; -EINVAL with an entry's set_flags marked; -ENOSPC past
  * pfm_sets_per_ctx_max; -EAGAIN when too few sets were prepared (a
- * concurrent call deleted sets meanwhile: pfm_call() prepares again);
+ * concurrent call deleted sets meanwhile: pfm_create_evtsets() prepares
+ * again);
  * -EBADFD before PFM_CREATE_CONTEXT.
  */
-int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_create_evtsets(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_event_set **spare = pfm_args_core(a, struct pfm_spares)->set;
-	struct pfarg_setdesc *req = a->setd;
+	struct pfm_spares *sp = info;
+	struct pfm_event_set **spare = sp->set;
+	struct pfarg_setdesc *req = sp->arr.req;
+	unsigned int count = sp->arr.count;
 	struct pfm_event_set *set;
 	unsigned int i, n = 0;
 	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	ret = pfm_setdescs_check(ctx, req, a->count, &n);
+	ret = pfm_setdescs_check(ctx, req, count, &n);
 	if (ret)
 		return ret;
 	/* @spare ends with a NULL entry: this stops there at the latest. */
@@ -246,7 +228,7 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 		if (!spare[i])
 			return -EAGAIN;
 	n = 0;
-	for (i = 0; i < a->count; i++) {
+	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		if (!set) {
 			set = spare[n];
@@ -266,21 +248,55 @@ int __pfm_create_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
+ * pfm_create_evtsets() - PFM_CREATE_EVTSETS: create event sets, or
+ * change existing ones
+ * @ctx: the context, not locked
+ * @req: the descriptions, in kernel memory
+ * @count: how many, at least 1
+ *
+ * The new sets are allocated first, unlocked; the commit, on the set
+ * saved, takes those it needs.  A concurrent deletion of a set @req
+ * names leaves too few prepared: prepare again, PFM_CREATE_EVTSETS_TRIES
+ * times in all.  Then a virtual description follows the sets.
+ *
+ * Context: process context; may sleep.
+ * Return: as __pfm_create_evtsets(), -ENOMEM, or the description's
+ * error.
+ */
+int pfm_create_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count)
+{
+	struct pfm_spares sp = { .arr = { .req = req, .count = count } };
+	unsigned int tries = 0;
+	int ret;
+
+	do {
+		ret = pfm_spares_alloc(ctx, &sp);
+		if (!ret)
+			ret = pfm_run(ctx, __pfm_create_evtsets, &sp);
+		pfm_spares_free(&sp);
+	} while (ret == -EAGAIN && ++tries < PFM_CREATE_EVTSETS_TRIES);
+	return pfm_vpmu_finish(ctx, ret);
+}
+
+/**
  * __pfm_delete_evtsets() - delete event sets
- * @ctx: the context, locked
- * @a: a->count entries (at least 1): the sets; an entry refused gets
- *      PFM_REG_RETFL_* in set_flags
+ * @ctx: the context, locked, saved
+ * @info: the struct pfm_array of struct pfarg_setdesc: the sets; an
+ *        entry refused gets PFM_REG_RETFL_* in set_flags
  *
  * Set 0 cannot be deleted (PFM_REG_RETFL_EINVAL), nor the active set of
  * a loaded context (-EBUSY).  Deleted sets move to ctx->dead_sets, which
- * the caller frees with pfm_free_dead_sets() after unlocking.
+ * pfm_delete_evtsets() frees with pfm_free_dead_sets() after unlocking.
  *
  * Return: 0, -EINVAL, -EBUSY, -EBADFD.
  */
-int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_delete_evtsets(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfarg_setdesc *req = a->setd;
+	const struct pfm_array *arr = info;
+	struct pfarg_setdesc *req = arr->req;
+	unsigned int count = arr->count;
 	struct pfm_event_set *set;
 	unsigned int i;
 	u32 err;
@@ -290,7 +306,7 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 	ret = pfm_check_created(ctx);
 	if (ret)
 		return ret;
-	for (i = 0; i < a->count; i++) {
+	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		err = 0;
 		if (req[i].set_reserved1 || req[i].set_timeout ||
@@ -309,7 +325,7 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 		if (set == ctx->active_set && ctx->state != PFM_CTX_UNLOADED)
 			return -EBUSY;
 	}
-	for (i = 0; i < a->count; i++) {
+	for (i = 0; i < count; i++) {
 		set = pfm_find_set(ctx, req[i].set_id);
 		if (set == ctx->active_set)
 			ctx->active_set = list_first_entry(&ctx->sets,
@@ -323,19 +339,43 @@ int __pfm_delete_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 }
 
 /**
+ * pfm_delete_evtsets() - PFM_DELETE_EVTSETS: delete event sets
+ * @ctx: the context, not locked
+ * @req: the sets, in kernel memory
+ * @count: how many, at least 1
+ *
+ * On the set saved; the sets unlinked are freed after, unlocked, and a
+ * virtual description follows.
+ *
+ * Context: process context; may sleep.
+ * Return: as __pfm_delete_evtsets(), or the description's error.
+ */
+int pfm_delete_evtsets(struct pfm_context *ctx, struct pfarg_setdesc *req,
+		       unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+	int ret;
+
+	ret = pfm_run(ctx, __pfm_delete_evtsets, &arr);
+	pfm_free_dead_sets(ctx);
+	return pfm_vpmu_finish(ctx, ret);
+}
+
+/**
  * __pfm_getinfo_evtsets() - describe event sets
- * @ctx: the context, locked
- * @a: a->count entries (at least 1): set_id in; the rest out (an
- *      unknown set gets PFM_REG_RETFL_NOSET)
+ * @ctx: the context, locked, saved
+ * @info: the struct pfm_array of struct pfarg_setinfo: set_id in; the
+ *        rest out (an unknown set gets PFM_REG_RETFL_NOSET)
  *
  * Return: 0, -EINVAL when an entry was refused (the others are answered),
  * -EBADFD before PFM_CREATE_CONTEXT.
  */
-int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a)
+static int __pfm_getinfo_evtsets(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfarg_setinfo *req = a->setinfo;
-	unsigned int count = a->count;
+	const struct pfm_array *arr = info;
+	struct pfarg_setinfo *req = arr->req;
+	unsigned int count = arr->count;
 	const struct pfm_pmu_config *pmu = ctx->pmu;
 	struct pfm_event_set *set;
 	struct pfarg_setinfo *r;
@@ -376,4 +416,23 @@ int __pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfm_args *a)
 		bitmap_to_arr64(r->set_avail_pmds, pmu->impl_pmds, PFM_MAX_PMDS);
 	}
 	return ret;
+}
+
+/**
+ * pfm_getinfo_evtsets() - PFM_GETINFO_EVTSETS: describe event sets
+ * @ctx: the context, not locked
+ * @req: the sets, in kernel memory
+ * @count: how many, at least 1
+ *
+ * On the set saved: its run counts and time left are then up to date.
+ *
+ * Context: process context.
+ * Return: as __pfm_getinfo_evtsets().
+ */
+int pfm_getinfo_evtsets(struct pfm_context *ctx, struct pfarg_setinfo *req,
+			unsigned int count)
+{
+	struct pfm_array arr = { .req = req, .count = count };
+
+	return pfm_run(ctx, __pfm_getinfo_evtsets, &arr);
 }

@@ -3,8 +3,8 @@
  * mmap() of PFM_USER_PAGE_OFFSET: a per-thread context's control page
  * (core/upage.c) allocated at the first mapping and installed under
  * ctx->lock where the context is live, then mapped read-only.  A call
- * of the front end's, run as the others are (pfm_call()), apart from the
- * page's contents, which the context switch rewrites.
+ * of the front end's, run as the others are (pfm_run_in_place()), apart
+ * from the page's contents, which the context switch rewrites.
  */
 #include <linux/gfp.h>
 #include <linux/lockdep.h>
@@ -12,12 +12,13 @@
 #include <perfmon/compat.h>
 
 #include "perfmon.h"
+#include "upage.h"
 
-/* Install the page at a->req as the context's page, in place. */
-static int pfm_upage_install(struct pfm_context *ctx, struct pfm_args *a)
+/* Install the page @info as the context's page, in place. */
+static int pfm_upage_install(struct pfm_context *ctx, void *info)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_user_page *pg = a->req;
+	struct pfm_user_page *pg = info;
 
 	BUILD_BUG_ON(sizeof(*pg) > PAGE_SIZE);
 	lockdep_assert_held(&ctx->lock);
@@ -47,10 +48,6 @@ static int pfm_upage_install(struct pfm_context *ctx, struct pfm_args *a)
  */
 int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 {
-	static const struct pfm_op install = {
-		.fn = pfm_upage_install, .in_place = true,
-	};
-	struct pfm_args a = {};
 	unsigned long addr;
 	int ret;
 
@@ -63,8 +60,7 @@ int pfm_upage_mmap(struct pfm_context *ctx, struct vm_area_struct *vma)
 	addr = get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!addr)
 		return -ENOMEM;
-	a.req = (void *)addr;
-	ret = pfm_call(ctx, &install, &a);
+	ret = pfm_run_in_place(ctx, pfm_upage_install, (void *)addr);
 	if (ret) {
 		free_page(addr);
 		if (ret < 0)

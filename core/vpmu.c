@@ -4,12 +4,12 @@
  * CPU's registers but objects it must acquire in process context
  * (pfm_perf: perf_events kernel counters).  Its register ops run with
  * interrupts off like any description's and cannot acquire anything;
- * so after every call that changes what a context counts (struct
- * pfm_op's finish step), pfm_vpmu_sync() hands the description a copy of the
- * context's target and sets, and the description acquires what they
- * need and lets go of the rest (@ctx_sync of struct pfm_pmu_config).
- * Those calls end with pfm_vpmu_finish() (core/calls.c); a load syncs
- * before it publishes the context (core/load.c).
+ * so after every call that changes what a context counts,
+ * pfm_vpmu_sync() hands the description a copy of the context's target
+ * and sets, and the description acquires what they need and lets go of
+ * the rest (@ctx_sync of struct pfm_pmu_config).  Those calls end with
+ * pfm_vpmu_finish(); a load syncs before it publishes the context
+ * (core/load.c).
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
@@ -112,13 +112,11 @@ static int pfm_vpmu_collect(struct pfm_context *ctx, struct pfm_pmu_vctx *vc,
 	}
 }
 
-static int pfm_vpmu_nop(struct pfm_context *ctx, struct pfm_args *a)
+/* Run on the set saved and loaded again: the register ops see the new state. */
+static int pfm_vpmu_reload(struct pfm_context *ctx, void *info)
 {
 	return 0;
 }
-
-/* Saved and loaded again: the register ops see the new state. */
-static const struct pfm_op pfm_vpmu_reload = { .fn = pfm_vpmu_nop };
 
 /**
  * pfm_vpmu_sync() - let a virtual description follow what a context counts
@@ -150,7 +148,7 @@ int pfm_vpmu_sync(struct pfm_context *ctx)
 		goto unlock;
 	ret = pmu->ctx_sync(pmu, ctx->vpmu, &vc);
 	if (ret > 0) {
-		pfm_call(ctx, &pfm_vpmu_reload, NULL);
+		pfm_run(ctx, pfm_vpmu_reload, NULL);
 		ret = pmu->ctx_sync(pmu, ctx->vpmu, &vc);
 		/*
 		 * It started what the reload bound: reload again, so that
@@ -158,7 +156,7 @@ int pfm_vpmu_sync(struct pfm_context *ctx)
 		 * before the call returns, not at the next switch in.
 		 */
 		if (ret > 0) {
-			pfm_call(ctx, &pfm_vpmu_reload, NULL);
+			pfm_run(ctx, pfm_vpmu_reload, NULL);
 			ret = 0;
 		}
 	}
@@ -171,10 +169,9 @@ unlock:
 }
 
 /**
- * pfm_vpmu_finish() - the finish step of a call that changes what a
- * context counts: sync a virtual description
+ * pfm_vpmu_finish() - the end of a call that changes what a context
+ * counts: sync a virtual description
  * @ctx: the context, not locked
- * @a: the call
  * @ret: the call's result so far
  *
  * Also after a failure: an array call may have written a part.
@@ -182,7 +179,7 @@ unlock:
  * Context: process context; may sleep.
  * Return: @ret, or when it is 0 the sync's error.
  */
-int pfm_vpmu_finish(struct pfm_context *ctx, struct pfm_args *a, int ret)
+int pfm_vpmu_finish(struct pfm_context *ctx, int ret)
 {
 	int sync = pfm_vpmu_sync(ctx);
 

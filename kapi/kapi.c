@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel API: pfmk_* calls for kernel threads and modules, over the
- * same locked core as /dev/perfmon (core/calls.c).  Documentation/kapi.rst.
+ * same locked core as /dev/perfmon (the calls of core/frontend.h).  Documentation/kapi.rst.
  *
  * A descriptor (struct pfmk_ctx) is what a file is to the ioctls: it
  * holds the context's creator reference, and its lifetime is counted in
@@ -86,36 +86,26 @@ static void pfmk_put(struct pfmk_ctx *d)
 		complete(&d->idle);
 }
 
-/* A call on the open context: pfm_call() with the call's struct pfm_op. */
-static int pfmk_call(struct pfmk_ctx *desc, const struct pfm_op *op,
-		     struct pfm_args *a)
+/*
+ * Make the core's @call (frontend.h) on the open context of @desc, with
+ * the rest of the arguments: the descriptor is held for the call's time
+ * (pfmk_close() waits for it).  -EBADF for a descriptor not open.
+ */
+#define pfmk_call(desc, call, ...) ({					\
+	struct pfmk_ctx *__d = pfmk_get(desc);				\
+	int __ret = -EBADF;						\
+									\
+	if (__d) {							\
+		__ret = call(__d->ctx, ##__VA_ARGS__);			\
+		pfmk_put(__d);						\
+	}								\
+	__ret;								\
+})
+
+/* An array call's entries: PFM_MAX_ARRAY at most, as the device's. */
+static bool pfmk_array_ok(const void *req, int count)
 {
-	struct pfmk_ctx *d = pfmk_get(desc);
-	int ret;
-
-	if (!d)
-		return -EBADF;
-	ret = pfm_call(d->ctx, op, a);
-	pfmk_put(d);
-	return ret;
-}
-
-/* An array call: the array checked, then as pfmk_call(). */
-static int pfmk_array(struct pfmk_ctx *desc, const struct pfm_op *op,
-		      void *req, int count)
-{
-	struct pfm_args a = { .req = req, .count = count };
-	struct pfmk_ctx *d;
-	int ret;
-
-	if (!req || count < 1 || count > PFM_MAX_ARRAY)
-		return -EINVAL;
-	d = pfmk_get(desc);
-	if (!d)
-		return -EBADF;
-	ret = pfm_call(d->ctx, op, &a);
-	pfmk_put(d);
-	return ret;
+	return req && count >= 1 && count <= PFM_MAX_ARRAY;
 }
 
 /**
@@ -152,7 +142,6 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 		.fmt_arg = fmt_arg,
 		.fmt_arg_size = fmt_arg_size,
 	};
-	struct pfm_args a = { .ctx = req, .create = &fmt };
 	struct pfm_context *ctx;
 	struct pfmk_ctx *d;
 	int ret;
@@ -167,7 +156,7 @@ int pfmk_create_context(const struct pfarg_ctx *req, const char *fmt_name,
 		ret = PTR_ERR(ctx);
 		goto free_desc;
 	}
-	ret = pfm_call(ctx, &pfm_op_create_context, &a);
+	ret = pfm_create_context(ctx, req, &fmt);
 	if (ret)
 		goto release_ctx;
 	if (smpl)
@@ -202,7 +191,9 @@ EXPORT_SYMBOL_GPL(pfmk_create_context);
  */
 int pfmk_write_pmcs(struct pfmk_ctx *desc, struct pfarg_pmc *req, int count)
 {
-	return pfmk_array(desc, &pfm_op_write_pmcs, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_write_pmcs, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
 
@@ -218,7 +209,9 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmcs);
  */
 int pfmk_write_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	return pfmk_array(desc, &pfm_op_write_pmds, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_write_pmds, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_write_pmds);
 
@@ -234,7 +227,9 @@ EXPORT_SYMBOL_GPL(pfmk_write_pmds);
  */
 int pfmk_read_pmds(struct pfmk_ctx *desc, struct pfarg_pmd *req, int count)
 {
-	return pfmk_array(desc, &pfm_op_read_pmds, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_read_pmds, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_read_pmds);
 
@@ -258,17 +253,10 @@ int pfmk_read_values(struct pfmk_ctx *desc, u16 set, u16 first, u64 pmds,
 	struct pfm_values v = {
 		.pmds = pmds, .vals = values, .first = first, .set = set,
 	};
-	struct pfmk_ctx *d;
-	int ret;
 
 	if (!pmds || !values)
 		return -EINVAL;
-	d = pfmk_get(desc);
-	if (!d)
-		return -EBADF;
-	ret = pfm_call_read_values(d->ctx, &v);
-	pfmk_put(d);
-	return ret;
+	return pfmk_call(desc, pfm_read_values, &v);
 }
 EXPORT_SYMBOL_GPL(pfmk_read_values);
 
@@ -285,7 +273,9 @@ EXPORT_SYMBOL_GPL(pfmk_read_values);
 int pfmk_create_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	return pfmk_array(desc, &pfm_op_create_evtsets, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_create_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 
@@ -301,7 +291,9 @@ EXPORT_SYMBOL_GPL(pfmk_create_evtsets);
 int pfmk_delete_evtsets(struct pfmk_ctx *desc, struct pfarg_setdesc *req,
 			int count)
 {
-	return pfmk_array(desc, &pfm_op_delete_evtsets, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_delete_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 
@@ -317,7 +309,9 @@ EXPORT_SYMBOL_GPL(pfmk_delete_evtsets);
 int pfmk_getinfo_evtsets(struct pfmk_ctx *desc, struct pfarg_setinfo *req,
 			 int count)
 {
-	return pfmk_array(desc, &pfm_op_getinfo_evtsets, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_getinfo_evtsets, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 
@@ -333,7 +327,9 @@ EXPORT_SYMBOL_GPL(pfmk_getinfo_evtsets);
 int pfmk_set_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	return pfmk_array(desc, &pfm_op_set_drv_config, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_set_drv_config, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 
@@ -349,7 +345,9 @@ EXPORT_SYMBOL_GPL(pfmk_set_drv_config);
 int pfmk_get_drv_config(struct pfmk_ctx *desc, struct pfarg_drv_cfg *req,
 			int count)
 {
-	return pfmk_array(desc, &pfm_op_get_drv_config, req, count);
+	if (!pfmk_array_ok(req, count))
+		return -EINVAL;
+	return pfmk_call(desc, pfm_get_drv_config, req, count);
 }
 EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
 
@@ -365,11 +363,9 @@ EXPORT_SYMBOL_GPL(pfmk_get_drv_config);
  */
 int pfmk_load_context(struct pfmk_ctx *desc, const struct pfarg_load *req)
 {
-	struct pfm_args a = { .load = req };
-
 	if (!req)
 		return -EINVAL;
-	return pfmk_call(desc, &pfm_op_load_context, &a);
+	return pfmk_call(desc, pfm_load_context, req);
 }
 EXPORT_SYMBOL_GPL(pfmk_load_context);
 
@@ -382,9 +378,7 @@ EXPORT_SYMBOL_GPL(pfmk_load_context);
  */
 int pfmk_unload_context(struct pfmk_ctx *desc)
 {
-	struct pfm_args a = {};
-
-	return pfmk_call(desc, &pfm_op_unload_context, &a);
+	return pfmk_call(desc, pfm_unload_context);
 }
 EXPORT_SYMBOL_GPL(pfmk_unload_context);
 
@@ -399,11 +393,9 @@ EXPORT_SYMBOL_GPL(pfmk_unload_context);
  */
 int pfmk_start(struct pfmk_ctx *desc, const struct pfarg_start *req)
 {
-	struct pfm_args a = { .start = req };
-
 	if (!req)
 		return -EINVAL;
-	return pfmk_call(desc, &pfm_op_start, &a);
+	return pfmk_call(desc, pfm_start, req);
 }
 EXPORT_SYMBOL_GPL(pfmk_start);
 
@@ -416,9 +408,7 @@ EXPORT_SYMBOL_GPL(pfmk_start);
  */
 int pfmk_stop(struct pfmk_ctx *desc)
 {
-	struct pfm_args a = {};
-
-	return pfmk_call(desc, &pfm_op_stop, &a);
+	return pfmk_call(desc, pfm_stop);
 }
 EXPORT_SYMBOL_GPL(pfmk_stop);
 
@@ -431,9 +421,7 @@ EXPORT_SYMBOL_GPL(pfmk_stop);
  */
 int pfmk_restart(struct pfmk_ctx *desc)
 {
-	struct pfm_args a = {};
-
-	return pfmk_call(desc, &pfm_op_restart, &a);
+	return pfmk_call(desc, pfm_restart);
 }
 EXPORT_SYMBOL_GPL(pfmk_restart);
 

@@ -873,7 +873,7 @@ static void pfp_revive(struct pfp_ctx *pc)
  * made again for them, values kept (the map's attributes depend on
  * them: on arm64, el0_access asks perf for user-level reads).  The
  * fold here, on the monitor's CPU, is current for a thread counting on
- * another: the call saved its PMDs there just before (pfm_call()'s
+ * another: the call saved its PMDs there just before (pfm_run()'s
  * save and reload).  What the thread does between that save and the
  * reload that binds the new counters is not counted.
  */
