@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading a pfmon recording (pfmon_data.h): the header checked, then
- * each record handed to the caller, in file order.  A file cut short
+ * each record, in file order, checked once here (its size for its type,
+ * its fields) and handed to the reader's callback for its kind
+ * (struct pfmon_data_ops), whichever subcommand reads.  A file cut short
  * (the recorder killed) is read up to its last whole record, with a
  * warning; a record that cannot be what the recorder wrote ends the
  * read with an error naming its offset.
@@ -41,43 +43,159 @@ void pfmon_sanitize(char *s)
 }
 
 /**
- * pfmon_sample_copy() - a sample record, whatever its recorder's version
- * @rec: the record, at least PFMON_REC_SAMPLE_MIN bytes
- * @event_period: its event's period, for a record without one
- * @out: the whole record
+ * struct walk - a pfmon_data_walk() under way
+ * @d: the recording
+ * @ops: the reader's callbacks
+ * @priv: passed to them
+ * @periods: by event id, the period of the last EVENT record: that of
+ *           the samples whose recorder wrote none
  */
-void pfmon_sample_copy(const struct pfmon_rec_sample *rec,
-		       uint64_t event_period, struct pfmon_rec_sample *out)
-{
-	size_t n = rec->hdr.size < sizeof(*out) ? rec->hdr.size : sizeof(*out);
+struct walk {
+	const struct pfmon_data *d;
+	const struct pfmon_data_ops *ops;
+	void *priv;
+	uint64_t *periods;
+};
 
-	memset(out, 0, sizeof(*out));
-	memcpy(out, rec, n);
-	if (n < sizeof(*out) || !out->period)
-		out->period = event_period;
+/*
+ * A record of a known type, at @data and copied in @r, to check and
+ * hand on: false when it cannot be what the recorder wrote.
+ */
+typedef bool (*rec_hand_fn)(struct walk *w, union pfmon_rec_any *r,
+			    const unsigned char *data);
+
+/**
+ * struct rec_kind - a known record type
+ * @min: bytes a record of it has at least
+ * @size: bytes of its struct, that a longer record's copy stops at
+ * @hand: checks it and calls the reader
+ */
+struct rec_kind {
+	size_t min;
+	size_t size;
+	rec_hand_fn hand;
+};
+
+static bool skip(struct walk *w, enum pfmon_skip why,
+		 const union pfmon_rec_any *r)
+{
+	if (w->ops->skip)
+		w->ops->skip(w->priv, why, r);
+	return true;
 }
 
-/* Bytes a known record type needs at least; 0 for an unknown type. */
-size_t pfmon_rec_min_size(uint32_t type)
+static bool hand_event(struct walk *w, union pfmon_rec_any *r,
+		       const unsigned char *data)
 {
-	switch (type) {
-	case PFMON_REC_EVENT:
-		return sizeof(struct pfmon_rec_event);
-	case PFMON_REC_SAMPLE:
-		return PFMON_REC_SAMPLE_MIN;
-	case PFMON_REC_COMM:
-		return sizeof(struct pfmon_rec_comm);
-	case PFMON_REC_MMAP:
-		return sizeof(struct pfmon_rec_mmap);
-	case PFMON_REC_LOST:
-		return sizeof(struct pfmon_rec_lost);
-	case PFMON_REC_EXEC:
-		return sizeof(struct pfmon_rec_exec);
-	case PFMON_REC_CALLCHAIN:
-		return sizeof(struct pfmon_rec_callchain);
-	default:
-		return 0;
-	}
+	const struct pfmon_rec_event *e = &r->event;
+	char name[sizeof(e->name) + 1];
+
+	if (e->id >= w->d->hdr.nr_events)
+		return skip(w, PFMON_SKIP_EVENT_ID, r);
+	w->periods[e->id] = e->period;
+	memcpy(name, e->name, sizeof(e->name));
+	name[sizeof(e->name)] = '\0';
+	pfmon_sanitize(name);
+	if (w->ops->event)
+		w->ops->event(w->priv, e, name);
+	return true;
+}
+
+/* A sample of a pfmon before -F, without a period: its event's. */
+static bool hand_sample(struct walk *w, union pfmon_rec_any *r,
+			const unsigned char *data)
+{
+	struct pfmon_rec_sample *s = &r->sample;
+
+	if (s->event >= w->d->hdr.nr_events)
+		return skip(w, PFMON_SKIP_SAMPLE_EVENT, r);
+	if (!s->period)
+		s->period = w->periods[s->event];
+	if (w->ops->sample)
+		w->ops->sample(w->priv, s);
+	return true;
+}
+
+static bool hand_callchain(struct walk *w, union pfmon_rec_any *r,
+			   const unsigned char *data)
+{
+	const struct pfmon_rec_callchain *c = &r->chain;
+	uint64_t ips[PFMON_MAX_CHAIN];
+
+	if (c->nr > PFMON_MAX_CHAIN ||
+	    c->hdr.size < sizeof(*c) + c->nr * sizeof(uint64_t))
+		return false;
+	memcpy(ips, data + sizeof(*c), c->nr * sizeof(uint64_t));
+	if (w->ops->callchain)
+		w->ops->callchain(w->priv, c, ips);
+	return true;
+}
+
+static bool hand_comm(struct walk *w, union pfmon_rec_any *r,
+		      const unsigned char *data)
+{
+	const struct pfmon_rec_comm *c = &r->comm;
+
+	if (w->ops->comm)
+		w->ops->comm(w->priv, c, strnlen(c->comm, sizeof(c->comm)));
+	return true;
+}
+
+/* The path follows the fixed part, NUL-padded to the record's end. */
+static bool hand_mmap(struct walk *w, union pfmon_rec_any *r,
+		      const unsigned char *data)
+{
+	const struct pfmon_rec_mmap *m = &r->mmap;
+	const char *path = (const char *)data + sizeof(*m);
+
+	if (m->start >= m->end)
+		return skip(w, PFMON_SKIP_EMPTY_MAP, r);
+	if (w->ops->mmap)
+		w->ops->mmap(w->priv, m, path,
+			     strnlen(path, m->hdr.size - sizeof(*m)));
+	return true;
+}
+
+static bool hand_lost(struct walk *w, union pfmon_rec_any *r,
+		      const unsigned char *data)
+{
+	if (w->ops->lost)
+		w->ops->lost(w->priv, &r->lost);
+	return true;
+}
+
+static bool hand_exec(struct walk *w, union pfmon_rec_any *r,
+		      const unsigned char *data)
+{
+	if (w->ops->exec)
+		w->ops->exec(w->priv, &r->exec);
+	return true;
+}
+
+static const struct rec_kind kinds[] = {
+	[PFMON_REC_EVENT] = { sizeof(struct pfmon_rec_event),
+			      sizeof(struct pfmon_rec_event), hand_event },
+	[PFMON_REC_SAMPLE] = { PFMON_REC_SAMPLE_MIN,
+			       sizeof(struct pfmon_rec_sample), hand_sample },
+	[PFMON_REC_COMM] = { sizeof(struct pfmon_rec_comm),
+			     sizeof(struct pfmon_rec_comm), hand_comm },
+	[PFMON_REC_MMAP] = { sizeof(struct pfmon_rec_mmap),
+			     sizeof(struct pfmon_rec_mmap), hand_mmap },
+	[PFMON_REC_LOST] = { sizeof(struct pfmon_rec_lost),
+			     sizeof(struct pfmon_rec_lost), hand_lost },
+	[PFMON_REC_EXEC] = { sizeof(struct pfmon_rec_exec),
+			     sizeof(struct pfmon_rec_exec), hand_exec },
+	[PFMON_REC_CALLCHAIN] = { sizeof(struct pfmon_rec_callchain),
+				  sizeof(struct pfmon_rec_callchain),
+				  hand_callchain },
+};
+
+/* A known record type; NULL for a newer recorder's. */
+static const struct rec_kind *rec_kind(uint32_t type)
+{
+	if (type >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[type].hand)
+		return NULL;
+	return &kinds[type];
 }
 
 /*
@@ -86,7 +204,8 @@ size_t pfmon_rec_min_size(uint32_t type)
  */
 static bool rec_plausible(const struct pfmon_rec *rec)
 {
-	size_t min = pfmon_rec_min_size(rec->type);
+	const struct rec_kind *k = rec_kind(rec->type);
+	size_t min = k ? k->min : 0;
 
 	if (rec->type == PFMON_REC_MMAP)
 		return rec->size <= MAX_PLAUSIBLE_REC;
@@ -117,16 +236,30 @@ static void warn_truncated(const struct pfmon_data *d, size_t off)
 		   d->path, off);
 }
 
-/**
- * pfmon_data_walk() - hand each record of a recording to @fn
- * @d: the recording, opened
- * @fn: called for each whole record, in file order
- * @arg: passed to @fn
- *
- * Return: 0, or 1 (with a message) when a record is corrupt.
+/*
+ * One whole record of @rec->size bytes at @data, unaligned: checked and
+ * handed to the reader.  False when it is corrupt.
  */
-int pfmon_data_walk(const struct pfmon_data *d, pfmon_rec_fn fn, void *arg)
+static bool rec_dispatch(struct walk *w, const unsigned char *data,
+			 const struct pfmon_rec *rec)
 {
+	const struct rec_kind *k = rec_kind(rec->type);
+	union pfmon_rec_any r;
+
+	/* zeroes past a shorter record: a sample without its period */
+	memset(&r, 0, sizeof(r));
+	r.hdr = *rec;
+	if (!k)
+		return skip(w, PFMON_SKIP_NEWER, &r);
+	if (rec->size < k->min)
+		return false;
+	memcpy(&r, data, rec->size < k->size ? rec->size : k->size);
+	return k->hand(w, &r, data);
+}
+
+static int walk_records(struct walk *w)
+{
+	const struct pfmon_data *d = w->d;
 	size_t off = d->hdr.hdr_size, size = d->size;
 	const unsigned char *data = d->buf;
 	struct pfmon_rec rec;
@@ -145,11 +278,35 @@ int pfmon_data_walk(const struct pfmon_data *d, pfmon_rec_fn fn, void *arg)
 			warn_truncated(d, off);
 			break;
 		}
-		if (!fn(arg, data + off, &rec))
+		if (!rec_dispatch(w, data + off, &rec))
 			return rec_corrupt(d, off, &rec);
 		off += rec.size;
 	}
 	return 0;
+}
+
+/**
+ * pfmon_data_walk() - check each record of a recording and hand it on
+ * @d: the recording, opened
+ * @ops: the reader's callbacks, by kind of record
+ * @priv: passed to them
+ *
+ * Return: 0, or 1 (with a message) when a record is corrupt.
+ */
+int pfmon_data_walk(const struct pfmon_data *d,
+		    const struct pfmon_data_ops *ops, void *priv)
+{
+	struct walk w = {
+		.d = d,
+		.ops = ops,
+		.priv = priv,
+		.periods = pfmon_xcalloc(d->hdr.nr_events, sizeof(uint64_t)),
+	};
+	int ret;
+
+	ret = walk_records(&w);
+	free(w.periods);
+	return ret;
 }
 
 static int read_header(struct pfmon_data *d)

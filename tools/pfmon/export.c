@@ -176,11 +176,11 @@ static bool is_kernel(uint64_t ip)
 }
 
 /*
- * The pending sample, with @nr frames @ips (unaligned), if any: the
- * first @nkern the kernel chain (which begins at the sample's IP), then
- * the user chain.
+ * The pending sample, with @nr frames @ips, if any: the first @nkern
+ * the kernel chain (which begins at the sample's IP), then the user
+ * chain.  Any record but a call chain ends it: none follows then.
  */
-static void sample_flush(struct export *ex, const unsigned char *ips,
+static void sample_flush(struct export *ex, const uint64_t *ips,
 			 uint32_t nr, uint32_t nkern)
 {
 	const struct pfmon_rec_sample *s = &ex->last;
@@ -198,7 +198,7 @@ static void sample_flush(struct export *ex, const unsigned char *ips,
 		if (nkern) {
 			memcpy(chain + n, ips, nkern * sizeof(uint64_t));
 			n += nkern;
-			ips += nkern * sizeof(uint64_t);
+			ips += nkern;
 			nr -= nkern;
 		} else {
 			chain[n++] = s->ip;
@@ -229,26 +229,34 @@ static void sample_flush(struct export *ex, const unsigned char *ips,
 	ex->samples++;
 }
 
-static void on_sample(struct export *ex, const struct pfmon_rec_sample *s)
+static void on_sample(void *arg, const struct pfmon_rec_sample *s)
 {
+	struct export *ex = arg;
+
 	sample_flush(ex, NULL, 0, 0);
-	if (s->event >= ex->data.hdr.nr_events) {
-		ex->bad_event++;
-		return;
-	}
-	pfmon_sample_copy(s, ex->periods[s->event], &ex->last);
+	ex->last = *s;
 	ex->last_valid = true;
 }
 
-static void on_event(struct export *ex, const struct pfmon_rec_event *e)
+static void on_callchain(void *arg, const struct pfmon_rec_callchain *c,
+			 const uint64_t *ips)
 {
-	if (e->id >= ex->data.hdr.nr_events)
-		return;
+	struct export *ex = arg;
+
+	if (ex->last_valid)
+		ex->chains++;
+	sample_flush(ex, ips, c->nr, c->nr_kernel);
+}
+
+static void on_event(void *arg, const struct pfmon_rec_event *e,
+		     const char *name)
+{
+	struct export *ex = arg;
+
+	sample_flush(ex, NULL, 0, 0);
 	ex->periods[e->id] = e->period;
 	ex->freqs[e->id] = e->freq;
-	memcpy(ex->names[e->id], e->name, sizeof(e->name));
-	ex->names[e->id][sizeof(e->name)] = '\0';
-	pfmon_sanitize(ex->names[e->id]);
+	snprintf(ex->names[e->id], sizeof(ex->names[e->id]), "%s", name);
 }
 
 struct perf_comm {
@@ -257,14 +265,16 @@ struct perf_comm {
 	char comm[];
 };
 
-static void on_comm(struct export *ex, const struct pfmon_rec_comm *c)
+static void on_comm(void *arg, const struct pfmon_rec_comm *c, size_t len)
 {
-	struct proc *p = proc_get(ex, c->pid);
-	size_t len = strnlen(c->comm, sizeof(c->comm));
 	size_t size = sizeof(struct perf_comm) + align8(len + 1) +
 		      sizeof(struct id_trailer);
+	struct export *ex = arg;
 	struct perf_comm *r;
+	struct proc *p;
 
+	sample_flush(ex, NULL, 0, 0);
+	p = proc_get(ex, c->pid);
 	r = rec_new(ex, PERF_RECORD_COMM,
 		    p->exec && c->pid == c->tid ? PERF_RECORD_MISC_COMM_EXEC : 0,
 		    size, p->start_ns);
@@ -298,17 +308,17 @@ static void file_note(struct export *ex, const char *path, size_t len)
 	ex->nr_files++;
 }
 
-static void on_mmap(struct export *ex, const struct pfmon_rec_mmap *m,
-		    const char *path, size_t room)
+static void on_mmap(void *arg, const struct pfmon_rec_mmap *m,
+		    const char *path, size_t len)
 {
-	struct proc *p = proc_get(ex, m->pid);
-	size_t len = strnlen(path, room);
 	size_t size = sizeof(struct perf_mmap) + align8(len + 1) +
 		      sizeof(struct id_trailer);
+	struct export *ex = arg;
 	struct perf_mmap *r;
+	struct proc *p;
 
-	if (m->start >= m->end)
-		return;
+	sample_flush(ex, NULL, 0, 0);
+	p = proc_get(ex, m->pid);
 	r = rec_new(ex, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, size,
 		    p->start_ns);
 	r->pid = m->pid;
@@ -326,13 +336,15 @@ struct perf_lost {
 	uint64_t id, lost;
 };
 
-static void on_lost(struct export *ex, const struct pfmon_rec_lost *l)
+static void on_lost(void *arg, const struct pfmon_rec_lost *l)
 {
 	size_t size = sizeof(struct perf_lost) + sizeof(struct id_trailer);
-	uint64_t time = ex->last_valid ? ex->last.time_ns : 0;
+	struct export *ex = arg;
 	struct perf_lost *r;
+	uint64_t time = 0;
 	size_t i;
 
+	sample_flush(ex, NULL, 0, 0);
 	/* at the latest sample written before it */
 	for (i = ex->nr_recs; !time && i; i--)
 		time = ex->recs[i - 1].time;
@@ -342,69 +354,44 @@ static void on_lost(struct export *ex, const struct pfmon_rec_lost *l)
 	trailer((char *)r + size, 0, 0, time);
 }
 
-static void on_exec(struct export *ex, const struct pfmon_rec_exec *x)
+static void on_exec(void *arg, const struct pfmon_rec_exec *x)
 {
-	struct proc *p = proc_get(ex, x->pid);
+	struct export *ex = arg;
+	struct proc *p;
 
+	sample_flush(ex, NULL, 0, 0);
+	p = proc_get(ex, x->pid);
 	p->start_ns = x->time_ns;
 	p->exec = true;
 }
 
-/* pfmon_data_walk()'s callback: one record (see pfmon_rec_fn). */
-static bool rec_export(void *arg, const unsigned char *data,
-		       const struct pfmon_rec *rec)
+/*
+ * A record pfmon_data_walk() passes over: a sample of an event the
+ * header does not have ends the pending one and is left out; a newer
+ * recorder's record is not in the way of a call chain.
+ */
+static void on_skip(void *arg, enum pfmon_skip why,
+		    const union pfmon_rec_any *r)
 {
-	union {
-		struct pfmon_rec_event event;
-		struct pfmon_rec_sample sample;
-		struct pfmon_rec_comm comm;
-		struct pfmon_rec_mmap mmap;
-		struct pfmon_rec_lost lost;
-		struct pfmon_rec_exec exec;
-		struct pfmon_rec_callchain chain;
-	} r;
-	size_t min = pfmon_rec_min_size(rec->type);
 	struct export *ex = arg;
 
-	if (!min)
-		return true;	/* a newer recorder's: skipped */
-	if (rec->size < min)
-		return false;
-	memcpy(&r, data, min);
-	if (rec->type == PFMON_REC_CALLCHAIN) {
-		if (r.chain.nr > PFMON_MAX_CHAIN ||
-		    rec->size < min + r.chain.nr * sizeof(uint64_t))
-			return false;
-		if (ex->last_valid)
-			ex->chains++;
-		sample_flush(ex, data + min, r.chain.nr, r.chain.nr_kernel);
-		return true;
-	}
-	if (rec->type != PFMON_REC_SAMPLE)
-		sample_flush(ex, NULL, 0, 0);
-	switch (rec->type) {
-	case PFMON_REC_EVENT:
-		on_event(ex, &r.event);
-		break;
-	case PFMON_REC_SAMPLE:
-		on_sample(ex, &r.sample);
-		break;
-	case PFMON_REC_COMM:
-		on_comm(ex, &r.comm);
-		break;
-	case PFMON_REC_MMAP:
-		on_mmap(ex, &r.mmap, (const char *)data + min,
-			rec->size - min);
-		break;
-	case PFMON_REC_LOST:
-		on_lost(ex, &r.lost);
-		break;
-	case PFMON_REC_EXEC:
-		on_exec(ex, &r.exec);
-		break;
-	}
-	return true;
+	if (why == PFMON_SKIP_NEWER)
+		return;
+	sample_flush(ex, NULL, 0, 0);
+	if (why == PFMON_SKIP_SAMPLE_EVENT)
+		ex->bad_event++;
 }
+
+static const struct pfmon_data_ops export_ops = {
+	.event = on_event,
+	.sample = on_sample,
+	.callchain = on_callchain,
+	.comm = on_comm,
+	.mmap = on_mmap,
+	.lost = on_lost,
+	.exec = on_exec,
+	.skip = on_skip,
+};
 
 static int out_rec_cmp(const void *a, const void *b)
 {
@@ -691,7 +678,7 @@ int cmd_export(int argc, char **argv)
 	ex.freqs = pfmon_xcalloc(ex.data.hdr.nr_events + 1, sizeof(*ex.freqs));
 	ex.names = pfmon_xcalloc(ex.data.hdr.nr_events + 1,
 				 sizeof(*ex.names));
-	ret = pfmon_data_walk(&ex.data, rec_export, &ex);
+	ret = pfmon_data_walk(&ex.data, &export_ops, &ex);
 	sample_flush(&ex, NULL, 0, 0);
 	pfmon_data_close(&ex.data);
 	if (!ret)

@@ -131,38 +131,6 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 	return optind;
 }
 
-/**
- * pfmon_session_events() - parse and place the events of -e options
- * @s: the session, PMU open
- * @lists: the -e arguments (none: the PMU's default events)
- * @nlists: how many
- * @sets: --sets
- * @sampling: record
- *
- * Return: 0, or -1 after a message.
- */
-int pfmon_session_events(struct pfmon_session *s, char **lists, int nlists,
-			 bool sets, bool sampling)
-{
-	const char *dfl = pfmon_default_event(&s->pmu, sampling);
-	int i;
-
-	if (!nlists && !dfl) {
-		pfmon_err("no default events for PMU '%s': name them with -e",
-			  s->pmu.info.pmu_name);
-		return -1;
-	}
-	if (!nlists && pfmon_parse_events(&s->pmu, dfl, 0, sampling,
-					  &s->evs, &s->nev))
-		return -1;
-	for (i = 0; i < nlists; i++)
-		if (pfmon_parse_events(&s->pmu, lists[i], i, sampling,
-				       &s->evs, &s->nev))
-			return -1;
-	s->nsets = pfmon_assign(&s->pmu, s->evs, s->nev, sets);
-	return s->nsets < 0 ? -1 : 0;
-}
-
 /* Scale raw counts by the share of time their set counted. */
 static void view_scale(struct pfmon_session *s, struct stat_view *v)
 {
