@@ -263,16 +263,31 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 }
 
+/* The period after @period, whose overflows came at @want's rate. */
+static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
+{
+	if (period && want / 2 <= period && want >= period / 2)
+		pmd->freq_settled = true;
+	if (!period || !pmd->freq_settled)
+		return want;
+	/* The eighth is rounded up, or a short period could never move. */
+	if (want > period)
+		return period + min(DIV_ROUND_UP(want - period, 8), period);
+	return period - min(DIV_ROUND_UP(period - want, 8), period / 2);
+}
+
 /*
  * PFM_REGFL_FREQ: choose PMD @i's next period from the events of the
  * period that just ended (the reset value's, plus those counted past
  * the wrap before this interrupt) and the ns its set counted meanwhile,
- * so that overflows come at pmd->freq per second of counting.  As
- * perf's perf_adjust_period(), a new period within a factor of 2 of the
- * current one moves it an eighth of the way (one period's timing is
- * noisy); further off, it is taken whole, so that a first guess of 1
- * event settles in a few overflows.  The first overflow only sets the
- * clock's mark.
+ * so that overflows come at pmd->freq per second of counting.  The
+ * first overflow only sets the clock's mark.  Until a new period falls
+ * within a factor of 2 of the current one, it is taken whole, so that a
+ * first guess of 1 event settles in a few overflows.  From then on, as
+ * perf's perf_adjust_period(), the period moves an eighth of the way,
+ * by at most a factor of 2 a step: one period's timing is noisy, and a
+ * period timed across a stall of the counting thread (33 ms under TCG,
+ * 66 periods at 2000 Hz) must not set the next one to a 66th.
  */
 static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 			    unsigned int i)
@@ -301,15 +316,8 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 	else
 		want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, div);
 	want = clamp_t(u64, want, 1, 1ULL << 62);
-	/* The eighth is rounded up, or a short period could never move. */
-	if (!period || want / 2 > period || want < period / 2)
-		period = want;
-	else if (want > period)
-		period += DIV_ROUND_UP(want - period, 8);
-	else
-		period -= DIV_ROUND_UP(period - want, 8);
-	pmd->long_reset = -period;
-	pmd->short_reset = -period;
+	pmd->long_reset = -pfm_freq_step(pmd, period, want);
+	pmd->short_reset = pmd->long_reset;
 }
 
 /* Count down overflow-driven set switching; true when it falls due. */

@@ -71,6 +71,8 @@ enum pfm_ctx_state {
  * @flags: PFM_REGFL_* given at write
  * @freq: overflows per second wanted (PFM_REGFL_FREQ), else 0
  * @freq_stamp: ns its set had counted at its last overflow (0: none yet)
+ * @freq_settled: a new period fell within a factor of 2 of the one
+ *                before: from then on the period moves by eighths
  */
 struct pfm_pmd {
 	u64 value;
@@ -88,6 +90,7 @@ struct pfm_pmd {
 	u64 freq_stamp;
 	u32 flags;
 	u32 freq;
+	bool freq_settled;
 };
 
 /**

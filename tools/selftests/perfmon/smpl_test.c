@@ -1786,6 +1786,115 @@ TEST(freq_settles)
 	close(fd);
 }
 
+/* Spin in user space, no system call, about @ns of CPU time at @per_ms. */
+static void spin_for(uint64_t ns, uint64_t per_ms)
+{
+	uint64_t i, n = ns / 1000000 * per_ms;
+
+	/* The empty asm keeps the loop: the compiler sees it use @i. */
+	for (i = 0; i < n; i++)
+		asm volatile("" : : "r"(i));
+}
+
+/* Loop iterations of spin_for() per ms of the thread's CPU time. */
+static uint64_t spin_rate(void)
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), ns;
+
+	spin_for(1000000, 2000000);
+	ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return 2000000ULL * 1000000 / (ns ?: 1);
+}
+
+/* FREQ_HZ's system calls for @ns of the thread's CPU time; the count. */
+static uint64_t freq_calls(uint64_t ns)
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), calls = 0;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < ns) {
+		raw_syscalls(100);
+		calls += 101;
+	}
+	return calls;
+}
+
+/*
+ * A stall of the counting thread in one period: the thread spins in
+ * user space for FREQ_STALL_NS (no system call, so no event) in the
+ * middle of a run of system calls sampled at FREQ_HZ, as a host that
+ * takes the vCPU off its CPU stalls it under TCG (33 ms once, at a
+ * fresh clone).  The period that ends across the stall timed 40 of its
+ * periods' events over 40 periods' time: the next period must not
+ * follow it down to a 40th, or come back up past 4 times the rate
+ * either; every sample after the stall stands for a period within a
+ * factor of 4 of those before it.  A kernel that takes a period more
+ * than 2 times off whole failed this with 5 where the average was 200.
+ */
+#define FREQ_STALL_NS	20000000
+
+TEST(freq_rides_out_a_stall)
+{
+	struct pfm_dfl_smpl_arg arg = { .buf_size = 256 * 1024,
+					.buf_flags = PFM_DFL_SMPL_FL_V2 };
+	const size_t len = page_align(arg.buf_size);
+	const struct pfm_dfl_smpl_entry_v2 *e;
+	uint64_t k, n0, n1, per_ms, sum = 0, period, lo = ~0ULL, hi = 0;
+	struct pfm_dfl_smpl_hdr *hdr;
+	double avg;
+	pfarg_pmd_t pd;
+	int fd;
+
+	if (!pmu_is("soft"))
+		SKIP(return, "not the software PMU");
+	per_ms = spin_rate();
+	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_FREQ,
+		     -1, -1);
+	pd.reg_freq = FREQ_HZ;
+	ASSERT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
+	hdr = pfm_map_buf(fd, len, PROT_READ);
+	ASSERT_TRUE(hdr != MAP_FAILED);
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	/* Settled by half of it: the second half is the rate. */
+	freq_calls(50000000);
+	n0 = hdr->hdr_count;
+	freq_calls(50000000);
+	n1 = hdr->hdr_count;
+	spin_for(FREQ_STALL_NS, per_ms);
+	freq_calls(30000000);
+	ASSERT_EQ(0, pfm_stop(fd));
+	pfm_pmd_prep(&pd, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, neg_errno(pfm_read_pmds(fd, &pd, 1)));
+	ASSERT_LT(n0 + 10, n1);
+	ASSERT_LT(n1 + 10, hdr->hdr_count);
+	for (k = 0; k < hdr->hdr_count; k++) {
+		e = (const void *)((const char *)hdr + DFL_HDR +
+				   k * DFL_ENTRY_V2);
+		period = -e->last_reset_val;
+		if (k >= n0 && k < n1)
+			sum += period;
+		/* The first after the stall was set before it. */
+		if (k > n1) {
+			lo = period < lo ? period : lo;
+			hi = period > hi ? period : hi;
+		}
+	}
+	avg = (double)sum / (n1 - n0);
+	TH_LOG("%llu samples before the stall, average period %.0f of the last %llu",
+	       ULL(n1), avg, ULL(n1 - n0));
+	TH_LOG("%llu samples after it, periods %llu to %llu, then %llu",
+	       ULL(hdr->hdr_count - n1), ULL(lo), ULL(hi),
+	       ULL(-pd.reg_last_reset_val));
+	EXPECT_EQ(0, hdr->hdr_overflows);
+	EXPECT_LE(avg / 4, lo);
+	EXPECT_GE(avg * 4, hi);
+	munmap(hdr, len);
+	close(fd);
+}
+
 /*
  * PFM_REGFL_FREQ without a rate, or above max_ovfl_rate (the throttle
  * would cut it): -EINVAL, PFM_REG_RETFL_EINVAL, the context unchanged.
