@@ -949,6 +949,31 @@ static inline long long refcnt_settle(long long want)
 	return n;
 }
 
+/*
+ * perfmon.ko's reference count with nothing of an earlier test left:
+ * a thread that ended drops its hook's reference from pfm_wq after its
+ * last context switch, which may come after pthread_join() returned,
+ * and the context of a closed file may be freed from there too.  So
+ * the count only falls while they go: it is taken once it stayed the
+ * same for 100 ms (up to 2 s).  *@first, unless NULL, gets the count
+ * at the call.
+ */
+static inline long long perfmon_refcnt_quiet(long long *first)
+{
+	long long n = perfmon_refcnt(), prev;
+	int same = 0, tries = 200;
+
+	if (first)
+		*first = n;
+	while (same < 10 && --tries) {
+		usleep(10000);
+		prev = n;
+		n = perfmon_refcnt();
+		same = n == prev ? same + 1 : 0;
+	}
+	return n;
+}
+
 /* Set the paranoid level (as root); 0 or -errno. */
 static inline int set_paranoid(int level)
 {
