@@ -28,12 +28,6 @@
 
 /* The context live on each CPU's PMU; written by that CPU only. */
 static DEFINE_PER_CPU(struct pfm_context *, pfm_cpu_ctx);
-/*
- * Its virtual description state (pfm_pmu_live_priv()): set before the
- * set is written in, so that the register ops find it, and cleared
- * with pfm_cpu_ctx.
- */
-static DEFINE_PER_CPU(void *, pfm_cpu_vpmu);
 
 /**
  * pfm_ctx_current() - the context live on this CPU
@@ -47,20 +41,25 @@ struct pfm_context *pfm_ctx_current(void)
 }
 
 /**
- * pfm_pmu_live_priv() - a virtual description's state of the live context
+ * pfm_pmu_priv_live() - is a virtual description's context live here?
+ * @priv: the state its @ctx_alloc made for the context
  *
- * For the register ops of a description with @ctx_alloc: the state it
- * allocated for the context whose set is live on this CPU (from the
- * start of its sched in to the end of its sched out).
+ * For what a description learns outside its register ops, which get
+ * @priv: an overflow perf reports from its callback belongs to the
+ * context only while the context's set is live on the CPU.
  *
  * Context: interrupts disabled.
- * Return: the state, or NULL when no context is live here.
+ * Return: true when the context of @priv is live on this CPU.
  */
-void *pfm_pmu_live_priv(void)
+bool pfm_pmu_priv_live(const void *priv)
 {
-	return this_cpu_read(pfm_cpu_vpmu);
+	struct pfm_context *ctx = this_cpu_read(pfm_cpu_ctx);
+
+	lockdep_assert_irqs_disabled();
+	/* Live here, so not freed: that needs this CPU first. */
+	return ctx && ctx->vpmu == priv;
 }
-EXPORT_SYMBOL_GPL(pfm_pmu_live_priv);
+EXPORT_SYMBOL_GPL(pfm_pmu_priv_live);
 
 /* Should the context's set be live on this CPU now? */
 static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
@@ -81,14 +80,14 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 	u64 v;
 
 	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
-		pmu->write_pmc(pmu, i, set->pmcs[i]);
+		pmu->write_pmc(pmu, ctx->vpmu, i, set->pmcs[i]);
 	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
 		if (pmu->pmd_desc[i].type & PFM_REGT_RO)
 			continue;
 		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
 		if (test_bit(i, pmu->cnt_pmds))
 			v &= pmu->ovfl_mask;
-		pmu->write_pmd(pmu, i, v);
+		pmu->write_pmd(pmu, ctx->vpmu, i, v);
 	}
 }
 
@@ -146,7 +145,7 @@ static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
-	pmu->start(pmu);
+	pmu->start(pmu, ctx->vpmu);
 	pfm_switch_timer_start(ctx);
 }
 
@@ -182,10 +181,9 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
-	this_cpu_write(pfm_cpu_vpmu, ctx->vpmu);
 	pfm_set_load_hw(ctx, ctx->active_set);
 	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, ctx->drv_cfg);
+		pmu->load_cfg(pmu, ctx->vpmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	/* Inline: every context switch of a counting thread passes here. */
@@ -210,7 +208,7 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->counting)
 		return;
-	pmu->stop(pmu);
+	pmu->stop(pmu, ctx->vpmu);
 	ran = local_clock() - ctx->live_since;
 	ctx->active_set->duration += ran;
 	ctx->sets_duration += ran;
@@ -236,10 +234,9 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	pfm_set_save_hw(ctx, ctx->active_set);
 	/* The next thread on this CPU must not inherit the settings. */
 	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, NULL);
+		pmu->load_cfg(pmu, ctx->vpmu, NULL);
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
-	this_cpu_write(pfm_cpu_vpmu, NULL);
 	pfm_upage_update(ctx);
 }
 
@@ -330,7 +327,7 @@ void pfm_cpu_pm_save(struct pfm_pmu_config *pmu)
 		return;
 	raw_spin_lock(&ctx->lock);
 	if (ctx->counting)
-		pmu->stop(pmu);
+		pmu->stop(pmu, ctx->vpmu);
 	pfm_set_save_hw(ctx, ctx->active_set);
 	raw_spin_unlock(&ctx->lock);
 }
@@ -357,9 +354,9 @@ void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu)
 	raw_spin_lock(&ctx->lock);
 	pfm_set_load_hw(ctx, ctx->active_set);
 	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, ctx->drv_cfg);
+		pmu->load_cfg(pmu, ctx->vpmu, ctx->drv_cfg);
 	if (ctx->counting)
-		pmu->start(pmu);
+		pmu->start(pmu, ctx->vpmu);
 	raw_spin_unlock(&ctx->lock);
 }
 EXPORT_SYMBOL_GPL(pfm_cpu_pm_restore);

@@ -441,7 +441,7 @@ static inline u64 pfm_pmd_read_hw(struct pfm_context *ctx,
 		return pmd->value;
 	/* Before the call: less to keep across it. */
 	mask = test_bit(i, pmu->cnt_pmds) ? pmu->ovfl_mask : ~0ULL;
-	hw = pmu->read_pmd(pmu, i);
+	hw = pmu->read_pmd(pmu, ctx->vpmu, i);
 	return (pmd->value & ~mask) | (hw & mask);
 }
 

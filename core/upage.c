@@ -49,12 +49,12 @@ static void pfm_upage_pmd(struct pfm_context *ctx, struct pfm_event_set *set,
 		return;
 	}
 	if (test_bit(i, pmu->cnt_pmds) && pmu->user_index)
-		index = pmu->user_index(pmu, ctx->drv_cfg, i);
+		index = pmu->user_index(pmu, ctx->vpmu, ctx->drv_cfg, i);
 	up->index = index;
 	if (!index)
 		up->flags |= PFM_UPMD_STALE;
 	else if (pmu->user_base)
-		up->base = pmu->user_base(pmu, i, v);
+		up->base = pmu->user_base(pmu, ctx->vpmu, i, v);
 	else
 		up->base = v & pmu->ovfl_mask;
 }

@@ -82,7 +82,8 @@ static void pmuv3_select(u16 idx)
 	isb();
 }
 
-static void pmuv3_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pmuv3_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			    u64 value)
 {
 	if (cnum == PMUV3_CYCLE_IDX) {
 		write_sysreg(value, pmccfiltr_el0);
@@ -96,7 +97,8 @@ static void pmuv3_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
  * A new value: a wrap of the old one whose interrupt is not taken yet
  * (the core saved the old value first) must not be charged to it.
  */
-static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			    u64 value)
 {
 	write_sysreg(BIT(cnum), pmovsclr_el0);
 	if (cnum == PMUV3_CYCLE_IDX) {
@@ -112,7 +114,7 @@ static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
  * taken yet: it reads as its highest value (the core's rule), and the
  * handler clears the flag before reporting the wrap.
  */
-static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	if (read_sysreg(pmovsset_el0) & BIT(cnum))
 		return pmu->ovfl_mask;
@@ -122,13 +124,13 @@ static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
 	return read_sysreg(pmxevcntr_el0);
 }
 
-static void pmuv3_start(struct pfm_pmu_config *pmu)
+static void pmuv3_start(struct pfm_pmu_config *pmu, void *priv)
 {
 	write_sysreg(read_sysreg(pmcr_el0) | ARMV8_PMU_PMCR_E, pmcr_el0);
 	isb();
 }
 
-static void pmuv3_stop(struct pfm_pmu_config *pmu)
+static void pmuv3_stop(struct pfm_pmu_config *pmu, void *priv)
 {
 	write_sysreg(read_sysreg(pmcr_el0) & ~ARMV8_PMU_PMCR_E, pmcr_el0);
 	isb();
@@ -186,7 +188,8 @@ static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
 	return IRQ_HANDLED;
 }
 
-static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, void *priv,
+			   const u64 *cfg)
 {
 	bool el0 = cfg && cfg[PMUV3_CFG_EL0_ACCESS];
 
@@ -198,8 +201,8 @@ static void pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
  * With el0_access the thread reads counter n with mrs of PMEVCNTR<n>_EL0
  * (PMCCNTR_EL0 for 31): the control page's index is n + 1.
  */
-static u32 pmuv3_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
-			    u16 cnum)
+static u32 pmuv3_user_index(struct pfm_pmu_config *pmu, void *priv,
+			    const u64 *cfg, u16 cnum)
 {
 	return cfg[PMUV3_CFG_EL0_ACCESS] ? cnum + 1 : 0;
 }
@@ -229,7 +232,7 @@ static void pmuv3_pm_enter(void)
 {
 	u32 ovs;
 
-	pmuv3_stop(&pmuv3_pmu);
+	pmuv3_stop(&pmuv3_pmu, NULL);
 	ovs = read_sysreg(pmovsclr_el0) & pmuv3.ctr_mask;
 	write_sysreg(ovs, pmovsclr_el0);
 	isb();

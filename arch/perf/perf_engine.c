@@ -287,14 +287,6 @@ static struct pfp_ev *pfp_find(struct pfp_ctx *pc, u16 cnum, u64 value)
 	return NULL;
 }
 
-static struct pfp_ctx *pfp_live(void)
-{
-	struct pfp_ctx *pc = pfm_pmu_live_priv();
-
-	WARN_ON_ONCE(!pc);
-	return pc;
-}
-
 /* PMD @cnum now counts for @value of its PMC. */
 static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
 {
@@ -321,12 +313,13 @@ static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
  * PMC @cnum controls PMD @cnum and the PMDs after it the map says (x86:
  * FIXED_CTR_CTRL, PMC16, the fixed counters PMD16 and up).
  */
-static void pfp_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pfp_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			  u64 value)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	unsigned int i;
 
-	if (!pc || cnum >= PFP_MAX_CTRS)
+	if (cnum >= PFP_MAX_CTRS)
 		return;
 	raw_spin_lock(&pc->lock);
 	for (i = cnum; i < pfp_pmc_end[cnum]; i++)
@@ -335,12 +328,13 @@ static void pfp_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	raw_spin_unlock(&pc->lock);
 }
 
-static void pfp_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pfp_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			  u64 value)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	struct pfp_ctr *c;
 
-	if (!pc || cnum >= PFP_MAX_CTRS)
+	if (cnum >= PFP_MAX_CTRS)
 		return;
 	c = &pc->ctr[cnum];
 	raw_spin_lock(&pc->lock);
@@ -351,13 +345,13 @@ static void pfp_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	raw_spin_unlock(&pc->lock);
 }
 
-static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	struct pfp_ctr *c;
 	u64 v;
 
-	if (!pc || cnum >= PFP_MAX_CTRS)
+	if (cnum >= PFP_MAX_CTRS)
 		return 0;
 	c = &pc->ctr[cnum];
 	raw_spin_lock(&pc->lock);
@@ -377,15 +371,13 @@ static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
  * kworker preempts the thread, whose next switch in is refused again,
  * and on 6.1 that ping-pong left the thread no time to run.
  */
-static void pfp_start(struct pfm_pmu_config *pmu)
+static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	bool error = false;
 	struct pfp_ev *ev;
 	unsigned int i;
 
-	if (!pc)
-		return;
 	raw_spin_lock(&pc->lock);
 	pc->running = true;
 	for (i = 0; i < pfp_pmu.max_pmd; i++) {
@@ -412,13 +404,11 @@ static void pfp_start(struct pfm_pmu_config *pmu)
  * counters count meanwhile is dropped at the next start, and they do
  * not overflow meanwhile (pfp_arm()).
  */
-static void pfp_stop(struct pfm_pmu_config *pmu)
+static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	unsigned int i;
 
-	if (!pc)
-		return;
 	raw_spin_lock(&pc->lock);
 	for (i = 0; i < pfp_pmu.max_pmd; i++)
 		pfp_fold(pc, &pc->ctr[i]);
@@ -441,7 +431,7 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 	struct pfp_ctr *c;
 	unsigned int i;
 
-	if (pfm_pmu_live_priv() != pc)
+	if (!pfm_pmu_priv_live(pc))
 		return;		/* not live here: the PMD holds at its top */
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
@@ -500,13 +490,13 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	}
 }
 
-struct perf_event *pfp_live_event(u16 cnum)
+struct perf_event *pfp_live_event(void *priv, u16 cnum)
 {
-	struct pfp_ctx *pc = pfp_live();
+	struct pfp_ctx *pc = priv;
 	struct perf_event *pe = NULL;
 	struct pfp_ev *ev;
 
-	if (!pc || cnum >= PFP_MAX_CTRS)
+	if (cnum >= PFP_MAX_CTRS)
 		return NULL;
 	raw_spin_lock(&pc->lock);
 	ev = pc->ctr[cnum].ev;

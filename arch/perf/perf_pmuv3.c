@@ -35,26 +35,27 @@ MODULE_PARM_DESC(long_counters, "64-bit counters where PMUv3p5 has them, as pfm_
 #define PFP_PMUV3_USER_READ	BIT(1)	/* config1: user-level reads */
 
 /* perf opens PMUSERENR_EL0 for the thread's counters that ask for it. */
-static void pfp_pmuv3_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+static void pfp_pmuv3_load_cfg(struct pfm_pmu_config *pmu, void *priv,
+			       const u64 *cfg)
 {
 }
 
-static u32 pfp_pmuv3_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
-				u16 cnum)
+static u32 pfp_pmuv3_user_index(struct pfm_pmu_config *pmu, void *priv,
+				const u64 *cfg, u16 cnum)
 {
 	struct perf_event *pe;
 
 	if (!cfg[PMUV3_CFG_EL0_ACCESS])
 		return 0;
-	pe = pfp_live_event(cnum);
+	pe = pfp_live_event(priv, cnum);
 	return pe ? pe->pmu->event_idx(pe) : 0;
 }
 
 /* The core read the PMD just now, and so did perf the counter. */
-static u64 pfp_pmuv3_user_base(struct pfm_pmu_config *pmu, u16 cnum,
+static u64 pfp_pmuv3_user_base(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 			       u64 value)
 {
-	struct perf_event *pe = pfp_live_event(cnum);
+	struct perf_event *pe = pfp_live_event(priv, cnum);
 
 	return pe ? local64_read(&pe->hw.prev_count) & pmu->ovfl_mask : 0;
 }

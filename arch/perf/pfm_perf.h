@@ -47,7 +47,8 @@ int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
 
 /**
  * pfp_live_event() - the hardware perf event behind a PMD, where it runs
- * @cnum: the PMD, of the context live on this CPU
+ * @priv: the state of the context live on this CPU (the op's @priv)
+ * @cnum: the PMD
  *
  * Context: a register op of the description (interrupts off).  The
  * event stays valid until interrupts are on again: releasing it takes
@@ -55,7 +56,7 @@ int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
  * Return: the event, when it backs @cnum and perf has it on this CPU's
  * PMU now; else NULL.
  */
-struct perf_event *pfp_live_event(u16 cnum);
+struct perf_event *pfp_live_event(void *priv, u16 cnum);
 
 /* The engine's entry points, for the module (perf_mod.c, perf_x86_sim.c). */
 int pfp_init(void);

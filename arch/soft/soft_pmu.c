@@ -261,7 +261,8 @@ static void soft_sys_enter(void *data, struct pt_regs *regs, long id)
 	local_irq_restore(flags);
 }
 
-static void soft_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void soft_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			   u64 value)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -270,7 +271,8 @@ static void soft_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	soft_arm_timer(sc);
 }
 
-static void soft_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void soft_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			   u64 value)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -281,7 +283,7 @@ static void soft_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
 	soft_arm_timer(sc);
 }
 
-static u64 soft_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+static u64 soft_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 	u64 v;
@@ -292,7 +294,7 @@ static u64 soft_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
 	return v >= SOFT_CTR_WRAP ? SOFT_CTR_MASK : v;
 }
 
-static void soft_start(struct pfm_pmu_config *pmu)
+static void soft_start(struct pfm_pmu_config *pmu, void *priv)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -302,7 +304,7 @@ static void soft_start(struct pfm_pmu_config *pmu)
 	soft_arm_timer(sc);
 }
 
-static void soft_stop(struct pfm_pmu_config *pmu)
+static void soft_stop(struct pfm_pmu_config *pmu, void *priv)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 
@@ -319,7 +321,8 @@ static int soft_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
 	return value >= 1 && value <= NSEC_PER_SEC ? 0 : -EINVAL;
 }
 
-static void soft_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+static void soft_load_cfg(struct pfm_pmu_config *pmu, void *priv,
+			  const u64 *cfg)
 {
 	struct soft_cpu *sc = this_cpu_ptr(&soft_cpu);
 

@@ -91,7 +91,7 @@ static bool pfm_x86_wrapped(const struct pfm_x86_ctr *c, u64 hw)
 	return c->bias && !(hw & c->top);
 }
 
-static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
+static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	const struct pfm_x86_ctr *c = &to_x86(pmu)->ctr[cnum];
 	u64 hw = pfm_x86_rdmsr(c->rd);
@@ -103,7 +103,8 @@ static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, u16 cnum)
  * A new value: a wrap of the old one, reported or not, no longer
  * concerns anybody (the core saved the old value first).
  */
-static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			      u64 value)
 {
 	struct pfm_x86_pmu *xp = to_x86(pmu);
 	const struct pfm_x86_ctr *c = &xp->ctr[cnum];
@@ -118,7 +119,8 @@ static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
  * The engine needs every wrap: the interrupt bits are always set.  Intel
  * and AMD event selects share the INT and EN bits.
  */
-static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, u16 cnum, u64 value)
+static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			      u64 value)
 {
 	struct pfm_x86_pmu *xp = to_x86(pmu);
 	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
@@ -153,12 +155,12 @@ static void pfm_x86_gate(struct pfm_x86_pmu *xp, bool on)
 	}
 }
 
-static void pfm_x86_start(struct pfm_pmu_config *pmu)
+static void pfm_x86_start(struct pfm_pmu_config *pmu, void *priv)
 {
 	pfm_x86_gate(to_x86(pmu), true);
 }
 
-static void pfm_x86_stop(struct pfm_pmu_config *pmu)
+static void pfm_x86_stop(struct pfm_pmu_config *pmu, void *priv)
 {
 	pfm_x86_gate(to_x86(pmu), false);
 }
@@ -344,7 +346,8 @@ static int pfm_x86_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
  * user_rdpmc sets CR4.PCE while the context is live here; perf's own
  * policy for the CPU (its rdpmc sysctl) comes back afterwards.
  */
-static void pfm_x86_load_cfg(struct pfm_pmu_config *pmu, const u64 *cfg)
+static void pfm_x86_load_cfg(struct pfm_pmu_config *pmu, void *priv,
+			     const u64 *cfg)
 {
 	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
 
@@ -384,8 +387,8 @@ static u32 pfm_x86_rdpmc_number(u32 rd)
  * With user_rdpmc the monitored thread reads counter @cnum with rdpmc:
  * the control page's index is rdpmc's number + 1.
  */
-static u32 pfm_x86_user_index(struct pfm_pmu_config *pmu, const u64 *cfg,
-			      u16 cnum)
+static u32 pfm_x86_user_index(struct pfm_pmu_config *pmu, void *priv,
+			      const u64 *cfg, u16 cnum)
 {
 	u32 n = pfm_x86_rdpmc_number(to_x86(pmu)->ctr[cnum].rd);
 

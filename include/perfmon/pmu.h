@@ -120,7 +120,11 @@ struct pfm_pmu_vctx {
  *           first context is loaded, to take the PMU (reserve counters,
  *           request interrupts).  Returns 0 or a negative errno.
  * @release: optional; undoes @acquire after the last context unloads.
- * @write_pmc: program PMC @cnum of this CPU's PMU.
+ * @write_pmc: program PMC @cnum of this CPU's PMU.  This and the other
+ *             ops that touch the live PMU (@write_pmd, @read_pmd,
+ *             @start, @stop, @load_cfg, @user_index, @user_base) get
+ *             @priv: the state @ctx_alloc made for the context whose
+ *             set they work on (NULL without @ctx_alloc).
  * @write_pmd: set PMD @cnum of this CPU's PMU; for a counter, @value
  *             holds only the implemented bits (@ovfl_mask).
  * @read_pmd: read PMD @cnum of this CPU's PMU.  A counter that wrapped
@@ -183,8 +187,9 @@ struct pfm_pmu_vctx {
  *            may not read that the context follows, before the
  *            image's first instruction: perf detached the thread's
  *            perf events there (perf_event_exit_task()).
- * Their register ops find the state of the context live on their CPU
- * with pfm_pmu_live_priv().
+ * Their register ops get that state as @priv; an overflow reported
+ * from elsewhere (perf's callback) asks pfm_pmu_priv_live() whether its
+ * context is live on the CPU.
  *
  * The register ops run on the CPU whose PMU they touch, with interrupts
  * disabled and the context lock held; they must not sleep.  A counter
@@ -222,21 +227,25 @@ struct pfm_pmu_config {
 			    u64 value);
 	int (*acquire)(struct pfm_pmu_config *pmu);
 	void (*release)(struct pfm_pmu_config *pmu);
-	void (*write_pmc)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
-	void (*write_pmd)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
-	u64 (*read_pmd)(struct pfm_pmu_config *pmu, u16 cnum);
-	void (*start)(struct pfm_pmu_config *pmu);
-	void (*stop)(struct pfm_pmu_config *pmu);
+	void (*write_pmc)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			  u64 value);
+	void (*write_pmd)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			  u64 value);
+	u64 (*read_pmd)(struct pfm_pmu_config *pmu, void *priv, u16 cnum);
+	void (*start)(struct pfm_pmu_config *pmu, void *priv);
+	void (*stop)(struct pfm_pmu_config *pmu, void *priv);
 	void (*cpu_setup)(struct pfm_pmu_config *pmu);
 	void (*cpu_teardown)(struct pfm_pmu_config *pmu);
 	const struct pfm_regmap_desc *cfg_desc;
 	u16 num_cfg;
 	int (*cfg_check)(const struct pfm_pmu_config *pmu, u16 num, u64 value,
 			 u32 ctx_flags);
-	void (*load_cfg)(struct pfm_pmu_config *pmu, const u64 *cfg);
-	u32 (*user_index)(struct pfm_pmu_config *pmu, const u64 *cfg,
-			  u16 cnum);
-	u64 (*user_base)(struct pfm_pmu_config *pmu, u16 cnum, u64 value);
+	void (*load_cfg)(struct pfm_pmu_config *pmu, void *priv,
+			 const u64 *cfg);
+	u32 (*user_index)(struct pfm_pmu_config *pmu, void *priv,
+			  const u64 *cfg, u16 cnum);
+	u64 (*user_base)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			 u64 value);
 	const struct pfm_event_desc *events;
 	u16 num_events;
 	void *(*ctx_alloc)(struct pfm_pmu_config *pmu);
@@ -268,6 +277,6 @@ void pfm_pmu_unregister(struct pfm_pmu_config *pmu);
 void pfm_interrupt(const unsigned long *ovfl_pmds, struct pt_regs *regs);
 void pfm_cpu_pm_save(struct pfm_pmu_config *pmu);
 void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu);
-void *pfm_pmu_live_priv(void);
+bool pfm_pmu_priv_live(const void *priv);
 
 #endif /* _PERFMON_PMU_H */
