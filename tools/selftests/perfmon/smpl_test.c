@@ -1669,6 +1669,41 @@ static long long ovfl_rate_max(void)
 }
 
 /*
+ * A context on this thread whose system-call counter asks for FREQ_HZ
+ * overflows a second, first period 1, sampled into a default-format
+ * buffer of @len bytes mapped at *@hdr: its fd, or -errno.
+ */
+static int freq_ctx(struct pfm_dfl_smpl_hdr **hdr, size_t len)
+{
+	struct pfm_dfl_smpl_arg arg = { .buf_size = len,
+					.buf_flags = PFM_DFL_SMPL_FL_V2 };
+	pfarg_pmd_t pd;
+	int fd, err;
+
+	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
+	if (fd < 0)
+		return fd;
+	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_FREQ,
+		     -1, -1);
+	pd.reg_freq = FREQ_HZ;
+	err = pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS);
+	if (!err)
+		err = neg_errno(pfm_write_pmds(fd, &pd, 1));
+	*hdr = err ? MAP_FAILED : pfm_map_buf(fd, len, PROT_READ);
+	if (!err && *hdr == MAP_FAILED)
+		err = -errno;
+	if (!err)
+		err = pfm_load(fd, gettid());
+	if (err) {
+		if (*hdr != MAP_FAILED)
+			munmap(*hdr, len);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
  * A system-call counter asked for FREQ_HZ overflows per second of
  * counting, from a first period of 1, over 300 ms of the thread's CPU
  * time: the samples number FREQ_HZ per second (within 20%: the first
@@ -1691,9 +1726,7 @@ static long long ovfl_rate_max(void)
  */
 TEST(freq_settles)
 {
-	struct pfm_dfl_smpl_arg arg = { .buf_size = 256 * 1024,
-					.buf_flags = PFM_DFL_SMPL_FL_V2 };
-	const size_t len = page_align(arg.buf_size);
+	const size_t len = page_align(256 * 1024);
 	const struct pfm_dfl_smpl_entry_v2 *e;
 	uint64_t calls = 0, t0, sum = 0, last = 0, k;
 	uint64_t tail = 0, t_tail = 0, t_last = 0;
@@ -1708,16 +1741,8 @@ TEST(freq_settles)
 
 	if (!pmu_is("soft"))
 		SKIP(return, "not the software PMU");
-	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
-	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_FREQ,
-		     -1, -1);
-	pd.reg_freq = FREQ_HZ;
-	ASSERT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
-	hdr = pfm_map_buf(fd, len, PROT_READ);
-	ASSERT_TRUE(hdr != MAP_FAILED);
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	fd = freq_ctx(&hdr, len);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	for (; (now = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) < 300000000;
@@ -1834,9 +1859,7 @@ static uint64_t freq_calls(uint64_t ns)
 
 TEST(freq_rides_out_a_stall)
 {
-	struct pfm_dfl_smpl_arg arg = { .buf_size = 256 * 1024,
-					.buf_flags = PFM_DFL_SMPL_FL_V2 };
-	const size_t len = page_align(arg.buf_size);
+	const size_t len = page_align(256 * 1024);
 	const struct pfm_dfl_smpl_entry_v2 *e;
 	uint64_t k, n0, n1, per_ms, sum = 0, period, lo = ~0ULL, hi = 0;
 	struct pfm_dfl_smpl_hdr *hdr;
@@ -1847,16 +1870,8 @@ TEST(freq_rides_out_a_stall)
 	if (!pmu_is("soft"))
 		SKIP(return, "not the software PMU");
 	per_ms = spin_rate();
-	fd = pfm_fmt_ctx(0, PFM_DFL_SMPL_NAME, &arg, sizeof(arg));
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pfm_write_pmc(fd, 0, 0, SOFT_EV_SYSCALLS));
-	pfm_pmd_prep(&pd, 0, 0, PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_FREQ,
-		     -1, -1);
-	pd.reg_freq = FREQ_HZ;
-	ASSERT_EQ(0, neg_errno(pfm_write_pmds(fd, &pd, 1)));
-	hdr = pfm_map_buf(fd, len, PROT_READ);
-	ASSERT_TRUE(hdr != MAP_FAILED);
-	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	fd = freq_ctx(&hdr, len);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	/* Settled by half of it: the second half is the rate. */
 	freq_calls(50000000);
