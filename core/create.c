@@ -88,6 +88,16 @@ static void pfm_create_state_free(struct pfm_create_state *cs)
 		pfm_pmu_put(cs->pmu);
 }
 
+/* The dmesg line of a creation that found no PMU description. */
+static void pfm_create_no_pmu(const struct pfm_context *ctx)
+{
+	if (ctx->kernel)
+		pr_info_ratelimited("pfmk_create_context: no PMU description registered, and the kernel API loads none: load the module for this CPU, pfm_perf or pfm_soft first\n");
+	else
+		pr_info_ratelimited("no PMU description registered, none loaded (perfmon.pmu=%s): load the module for this CPU, pfm_perf or pfm_soft\n",
+				    pfm_pmu_choice_name());
+}
+
 /**
  * pfm_create_prepare() - the creator's privileges, the PMU description,
  * set 0, a virtual description's state and the sampling buffer of a
@@ -97,10 +107,11 @@ static void pfm_create_state_free(struct pfm_create_state *cs)
  *      (pfm_create_state_free()), also on failure
  * @fmt: the sampling format; NULL: none
  *
- * Never loads a PMU description module: with none registered the call
- * fails (the kernel API runs where loading one could deadlock).  A user
- * context gets its creator's privileges now (pfm_perm_grant()), a kernel
- * API one all of them.
+ * With no PMU description registered, a user context loads the one
+ * perfmon.pmu names (pfm_pmu_get_or_load()); a kernel API one never
+ * loads a module and fails (it may run in a module's init, where loading
+ * one can deadlock).  A user context gets its creator's privileges now
+ * (pfm_perm_grant()), a kernel API one all of them.
  *
  * Context: process context; may sleep.
  * Return: 0; -EACCES at paranoid level 3 without CAP_PERFMON; -ENODEV
@@ -121,10 +132,10 @@ static int pfm_create_prepare(struct pfm_context *ctx,
 		cs->priv = pfm_perm_grant();
 		cs->exec_priv = pfm_perm_exec();
 	}
-	cs->pmu = pfm_pmu_get_or_load();
+	/* A module's init may create: loading a module there can deadlock. */
+	cs->pmu = ctx->kernel ? pfm_pmu_get() : pfm_pmu_get_or_load();
 	if (!cs->pmu) {
-		pr_info_ratelimited("no PMU description registered, none loaded (perfmon.pmu=%s): load the module for this CPU, pfm_perf or pfm_soft\n",
-				    pfm_pmu_choice_name());
+		pfm_create_no_pmu(ctx);
 		return -ENODEV;
 	}
 	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);

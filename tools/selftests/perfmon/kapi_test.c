@@ -366,6 +366,49 @@ TEST_F(kapi, refusals)
 }
 
 /*
+ * The kernel API never loads a PMU description (Documentation/kapi.rst):
+ * with none registered and modprobe able to load one (perfmon.pmu names
+ * it, its module installed), pfmk_create_context() fails with -ENODEV,
+ * logs the line naming the fix, and loads nothing; a context of
+ * /dev/perfmon then does load it.  The description's module is
+ * uninstalled afterwards: pmu_module_test counts on nothing loading.
+ */
+TEST_F(kapi, no_pmu_never_loads)
+{
+	const char *choice;
+	struct pmu_mod pm;
+	char mods[160];
+	int fd, logged;
+
+	if (!self->loaded)
+		return;
+	if (!pmu_mod_get(&pm))
+		SKIP(return, "needs root and the description's module in /modules/");
+	choice = strcmp(pm.name, "pfm_perf") ? "soft" : "perf";
+	snprintf(mods, sizeof(mods), "/modules/perfmon.ko %s", pm.ko);
+	ASSERT_EQ(0, install_modules(mods));
+	ASSERT_EQ(0, write_str(PMU_PARAM, choice));
+	ASSERT_EQ(0, module_unload(pm.name));
+	logged = klog_count("the kernel API loads none");
+	RUN_OK("create");
+	EXPECT_EQ(-ENODEV, V("create"));
+	EXPECT_EQ(logged + 1, klog_count("the kernel API loads none"));
+	EXPECT_FALSE(pmu_module_is(pm.name));
+
+	/* The user's path loads it, as perfmon.pmu says. */
+	fd = pfm_new_ctx(0);
+	EXPECT_LE(0, fd);
+	EXPECT_TRUE(pmu_module_is(pm.name));
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(0, write_str(PMU_PARAM, "auto"));
+	EXPECT_EQ(0, uninstall_modules());
+	/* Loaded again by hand when the autoload failed. */
+	if (!pmu_module_is(pm.name))
+		ASSERT_EQ(0, module_load(pm.ko, ""));
+}
+
+/*
  * pfmk_close() racing other kernel threads' calls on the same
  * descriptor (Documentation/kapi.rst): a loader loads, starts, reads,
  * stops and unloads in a loop, a reader waits in pfmk_read(), and the

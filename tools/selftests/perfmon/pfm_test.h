@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -907,6 +908,43 @@ static inline bool pmu_mod_get(struct pmu_mod *m)
 	snprintf(m->name, sizeof(m->name), "%s", pmu_desc_str("module"));
 	snprintf(m->ko, sizeof(m->ko), "/modules/%s.ko", m->name);
 	return getuid() == 0 && m->name[0] && !access(m->ko, R_OK);
+}
+
+/*
+ * Install the rig's /modules/ files @mods (space-separated paths) where
+ * modprobe finds them, so that the core's perfmon.pmu autoload can load
+ * them: 0 or -errno.  uninstall_modules() takes them away again (a test
+ * after this one may count on nothing loading).
+ */
+#define PFM_EXTRA_MODS	"/lib/modules/%s/extra"
+/* perfmon.pmu: the description a context loads when none is registered. */
+#define PMU_PARAM	"/sys/module/perfmon/parameters/pmu"
+
+static inline int install_modules(const char *mods)
+{
+	char cmd[512], dir[128];
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(dir, sizeof(dir), PFM_EXTRA_MODS, u.release);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s && depmod %s",
+		 dir, mods, dir, u.release);
+	if (system(cmd))
+		return -EIO;
+	return write_str("/proc/sys/kernel/modprobe", "/bin/modprobe");
+}
+
+static inline int uninstall_modules(void)
+{
+	char cmd[512], dir[128];
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(dir, sizeof(dir), PFM_EXTRA_MODS, u.release);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && depmod %s", dir, u.release);
+	return system(cmd) ? -EIO : 0;
 }
 
 /* The count of perf counter @fd; ~0 when perf could not schedule it (EOF). */

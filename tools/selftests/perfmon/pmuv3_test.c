@@ -1901,25 +1901,7 @@ TEST(perf_uread_needs_user_access)
  * out: EBUSY) and then pfm_perf, through modprobe and the modules'
  * aliases.  perfmon.pmu=native gets ENODEV; perf loads pfm_perf alone.
  */
-#define PMU_PARAM	"/sys/module/perfmon/parameters/pmu"
-
-/* Install the guest's modules where modprobe finds them. */
-static int install_modules(void)
-{
-	static const char mods[] =
-		"/modules/perfmon.ko /modules/pfm_pmuv3.ko /modules/pfm_perf.ko";
-	char cmd[512], dir[128];
-	struct utsname u;
-
-	if (uname(&u))
-		return -errno;
-	snprintf(dir, sizeof(dir), "/lib/modules/%s/extra", u.release);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s && depmod %s",
-		 dir, mods, dir, u.release);
-	if (system(cmd))
-		return -EIO;
-	return write_str("/proc/sys/kernel/modprobe", "/bin/modprobe");
-}
+#define PERF_MODS	"/modules/perfmon.ko /modules/pfm_pmuv3.ko /modules/pfm_perf.ko"
 
 TEST(perf_autoload)
 {
@@ -1927,7 +1909,7 @@ TEST(perf_autoload)
 
 	if (!over_perf())
 		SKIP(return, "PMU not served by pfm_perf");
-	ASSERT_EQ(0, install_modules());
+	ASSERT_EQ(0, install_modules(PERF_MODS));
 	ASSERT_EQ(0, unload_perf());
 
 	/* native: pfm_pmuv3 is refused, nothing else is tried. */

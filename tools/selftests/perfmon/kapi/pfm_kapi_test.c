@@ -1047,6 +1047,24 @@ static int kt_refusals(struct kt_run *r)
 	return r->err;
 }
 
+/*
+ * "create": one plain context, created and closed (create=the errno):
+ * kapi_test's no_pmu_never_loads runs it with no description registered.
+ */
+static int kt_create(struct kt_run *r)
+{
+	DECLARE_COMPLETION_ONSTACK(c);
+	struct pfarg_ctx req = {};
+	struct pfmk_ctx *desc;
+	int ret;
+
+	ret = pfmk_create_context(&req, NULL, NULL, 0, &c, &desc, NULL);
+	kt_put(r, "create=%d\n", ret);
+	if (!ret)
+		kt_close(r, desc);
+	return r->err;
+}
+
 /* The result so far is final: publish it to the writer. */
 static void kt_report(struct kt_run *r)
 {
@@ -1470,6 +1488,7 @@ static const struct kt_scenario kt_scenarios[] = {
 	{ .name = "ring", .fn = kt_ring },
 	{ .name = "dfl", .fn = kt_dfl },
 	{ .name = "refusals", .fn = kt_refusals },
+	{ .name = "create", .fn = kt_create },
 	{ .name = "long", .fn = kt_long, .runs_on = true },
 	{ .name = "long_ring", .fn = kt_long_ring, .runs_on = true },
 	{ .name = "close_race", .fn = kt_close_race },
