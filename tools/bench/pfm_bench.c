@@ -974,6 +974,32 @@ static void prof_refused(void *arg)
 	ioctl(r->fd, _IO(PFM_IOC_MAGIC, 0xff));
 }
 
+/* A context switch profile's runs: @arg points to the rounds. */
+static void prof_pp_none(void *arg)
+{
+	pingpong(MON_NONE, *(int *)arg);
+}
+
+static void prof_pp_ours(void *arg)
+{
+	pingpong(MON_OURS, *(int *)arg);
+}
+
+/*
+ * The context switch: CPU 0, where the ping-pong runs, sampled whole
+ * (the switch runs in both threads and in neither), our monitored run
+ * against the unmonitored one.  Not perf's: its per-thread event kept
+ * the CPU's sampler from counting most of its run (896 samples of
+ * about 20,000, over pfm_perf's boot).
+ */
+static void bench_profile_ctxsw(void)
+{
+	int rounds = 10 * iters;
+
+	prof_run_cpu_delta("context switch, ours", 0, prof_pp_none,
+			   prof_pp_ours, &rounds, 2ul * rounds);
+}
+
 /* The reads of one counter, ours and perf's, and the refused ioctl. */
 static void bench_profile(void)
 {
@@ -989,6 +1015,7 @@ static void bench_profile(void)
 	p.fd = perf_group(1, fds);
 	prof_run("read() of a perf group of 1", prof_perf_read, &p, n);
 	close(p.fd);
+	bench_profile_ctxsw();
 }
 
 /*

@@ -7,5 +7,7 @@
 
 void prof_run(const char *label, void (*op)(void *arg), void *arg,
 	      unsigned long n);
+void prof_run_cpu_delta(const char *label, int cpu, void (*base)(void *arg),
+			void (*with)(void *arg), void *arg, unsigned long units);
 
 #endif
