@@ -90,6 +90,8 @@ struct pfp_ctx;
  *           not yet logged (pfp_ctx.lock)
  * @told: that was logged: once per counter (pfp_ctx.lock)
  * @enabled: enabled in perf (pfp_ctx.mutex)
+ * @disarmed: its period is S64_MAX, it never overflows: a context that
+ *            does not count leaves it so (pfp_arm(); pfp_ctx.lock)
  * @dead: on pfp_dead, released, waiting to be freed
  * @rcu: its free waits for perf's handlers that may still run it
  */
@@ -105,6 +107,7 @@ struct pfp_ev {
 	bool refused;
 	bool told;
 	bool enabled;
+	bool disarmed;
 	struct llist_node dead;
 	struct rcu_head rcu;
 };
@@ -252,15 +255,21 @@ static void pfp_period(struct pfp_ctr *c, u64 left)
  * context counts; never while it does not (stopped, masked, throttled,
  * switched out): a PMD write or a bind then, or perf's own reload after
  * an overflow, must not have a throttled context's counters go on
- * interrupting at their short period.
+ * interrupting at their short period.  A counter already disarmed is
+ * left alone: a switch in writes every PMD before the start arms them,
+ * and each period change where the counter runs is a stop and a start
+ * of it in perf's driver.
  */
 static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 {
 	u64 left = pfp_left(c);
 	unsigned int i;
 
+	lockdep_assert_held(&pc->lock);
 	if (!pc->running) {
-		pfp_period(c, S64_MAX);
+		if (!c->ev->disarmed)
+			pfp_period(c, S64_MAX);
+		c->ev->disarmed = true;
 		return;
 	}
 	if (c->ev->soft)
@@ -268,6 +277,7 @@ static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 			if (pc->ctr[i].ev == c->ev)
 				left = min(left, pfp_left(&pc->ctr[i]));
 	pfp_period(c, left);
+	c->ev->disarmed = left == S64_MAX;
 }
 
 /*
@@ -750,6 +760,7 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 		   attr.type == PERF_TYPE_TRACEPOINT;
 	ev->keep = true;
 	ev->active = active;
+	ev->disarmed = true;	/* attr.sample_period */
 	pe = perf_event_create_kernel_counter(&attr, pc->task ? -1 : pc->cpu,
 					      pc->task, pfp_overflow, ev);
 	if (IS_ERR(pe)) {
