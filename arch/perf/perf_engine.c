@@ -90,8 +90,6 @@ struct pfp_ctx;
  *           not yet logged (pfp_ctx.lock)
  * @told: that was logged: once per counter (pfp_ctx.lock)
  * @enabled: enabled in perf (pfp_ctx.mutex)
- * @disarmed: its period is S64_MAX, it never overflows: a context that
- *            does not count leaves it so (pfp_arm(); pfp_ctx.lock)
  * @dead: on pfp_dead, released, waiting to be freed
  * @rcu: its free waits for perf's handlers that may still run it
  */
@@ -107,7 +105,6 @@ struct pfp_ev {
 	bool refused;
 	bool told;
 	bool enabled;
-	bool disarmed;
 	struct llist_node dead;
 	struct rcu_head rcu;
 };
@@ -267,9 +264,9 @@ static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 
 	lockdep_assert_held(&pc->lock);
 	if (!pc->running) {
-		if (!c->ev->disarmed)
+		/* pfp_period() keeps the period there (pfp_ctx.lock). */
+		if (c->ev->pe->attr.sample_period != S64_MAX)
 			pfp_period(c, S64_MAX);
-		c->ev->disarmed = true;
 		return;
 	}
 	if (c->ev->soft)
@@ -277,7 +274,6 @@ static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 			if (pc->ctr[i].ev == c->ev)
 				left = min(left, pfp_left(&pc->ctr[i]));
 	pfp_period(c, left);
-	c->ev->disarmed = left == S64_MAX;
 }
 
 /*
@@ -760,7 +756,6 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 		   attr.type == PERF_TYPE_TRACEPOINT;
 	ev->keep = true;
 	ev->active = active;
-	ev->disarmed = true;	/* attr.sample_period */
 	pe = perf_event_create_kernel_counter(&attr, pc->task ? -1 : pc->cpu,
 					      pc->task, pfp_overflow, ev);
 	if (IS_ERR(pe)) {
