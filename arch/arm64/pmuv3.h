@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The PMUv3 register map (pmuv3_map.c), shared by the two descriptions
- * that present it: pfm_pmuv3 on the registers themselves (pmuv3_hw.c)
+ * The PMUv3 register map (pmuv3_map.c, in pfm_pmu_lib.ko), shared by
+ * the two descriptions that present it: pfm_pmuv3 on the registers themselves (pmuv3_hw.c)
  * and pfm_perf on perf_events kernel counters (arch/perf/).
  *
  * Register fields are the kernel's own (asm/sysreg.h, the generated
@@ -34,26 +34,28 @@
  * struct pmuv3_info - what the probe found
  * @pmuver: ID_AA64DFR0_EL1.PMUVer
  * @num_ctrs: event counters (PMCR_EL0.N)
- * @long_ctrs: 64-bit event counters (PMUv3p5)
+ * @has_long_ctrs: the counters can be 64-bit (PMUv3p5); a description
+ *                 uses them so when its counter_width is 64
  * @ctr_mask: PMCNTEN/PMINTEN/PMOVS bits of the implemented counters
  * @pmceid: PMCEID0_EL0 (low) and PMCEID1_EL0 (high): common events
  * @evt_mask: the event field of PMEVTYPERn_EL0 (10 bits before PMUv3p1)
+ * @num_events: common events implemented, named in the map's events
  */
 struct pmuv3_info {
 	unsigned int pmuver;
 	unsigned int num_ctrs;
-	bool long_ctrs;
+	bool has_long_ctrs;
 	u32 ctr_mask;
 	u64 pmceid[2];
 	u64 evt_mask;
+	u16 num_events;
 };
 
 /* Driver setting 0: the monitored thread reads its counters (mrs). */
 #define PMUV3_CFG_EL0_ACCESS	0
 
-/* Each module that links pmuv3_map.c has its own. */
-extern struct pmuv3_info pmuv3;
-
-int pmuv3_probe_map(struct pfm_pmu_config *pmu, bool long_counters);
+/* In pfm_pmu_lib: the importing module says MODULE_IMPORT_NS(PERFMON_PMU_LIB). */
+const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_config *pmu,
+					 bool long_counters);
 
 #endif /* _PFM_ARM64_PMUV3_H */

@@ -45,6 +45,7 @@
 #include <linux/bitmap.h>
 #include <linux/bits.h>
 #include <linux/cpu_pm.h>
+#include <linux/err.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/module.h>
@@ -64,6 +65,9 @@
 static bool long_counters = true;
 module_param(long_counters, bool, 0444);
 MODULE_PARM_DESC(long_counters, "64-bit event counters where PMUv3p5 has them (default true)");
+
+/* What pmuv3_probe_map() found: read-only, shared with pfm_perf. */
+static const struct pmuv3_info *pmuv3;
 
 static const char pmuv3_boot_fix[] = "initcall_blacklist=armv8_pmu_driver_init";
 
@@ -137,24 +141,24 @@ static void pmuv3_stop(struct pfm_pmu_config *pmu, void *priv)
 }
 
 /* Counters enabled one by one, counting gated by PMCR_EL0.E (start). */
-static void pmuv3_reset(void)
+static void pmuv3_reset(const struct pfm_pmu_config *pmu)
 {
 	u64 pmcr = 0;
 
 	/* The cycle counter overflows at the event counters' width. */
-	if (pmuv3.long_ctrs)
+	if (pmu->counter_width == 64)
 		pmcr |= ARMV8_PMU_PMCR_LP | ARMV8_PMU_PMCR_LC;
 	write_sysreg(pmcr, pmcr_el0);
 	write_sysreg(0, pmuserenr_el0);
-	write_sysreg(pmuv3.ctr_mask, pmovsclr_el0);
-	write_sysreg(pmuv3.ctr_mask, pmintenset_el1);
-	write_sysreg(pmuv3.ctr_mask, pmcntenset_el0);
+	write_sysreg(pmuv3->ctr_mask, pmovsclr_el0);
+	write_sysreg(pmuv3->ctr_mask, pmintenset_el1);
+	write_sysreg(pmuv3->ctr_mask, pmcntenset_el0);
 	isb();
 }
 
 static void pmuv3_cpu_setup(struct pfm_pmu_config *pmu)
 {
-	pmuv3_reset();
+	pmuv3_reset(pmu);
 	enable_percpu_irq(pmuv3_irq, IRQ_TYPE_NONE);
 	this_cpu_write(pmuv3_live, true);
 }
@@ -165,9 +169,9 @@ static void pmuv3_cpu_teardown(struct pfm_pmu_config *pmu)
 	disable_percpu_irq(pmuv3_irq);
 	write_sysreg(0, pmcr_el0);
 	write_sysreg(0, pmuserenr_el0);
-	write_sysreg(pmuv3.ctr_mask, pmcntenclr_el0);
-	write_sysreg(pmuv3.ctr_mask, pmintenclr_el1);
-	write_sysreg(pmuv3.ctr_mask, pmovsclr_el0);
+	write_sysreg(pmuv3->ctr_mask, pmcntenclr_el0);
+	write_sysreg(pmuv3->ctr_mask, pmintenclr_el1);
+	write_sysreg(pmuv3->ctr_mask, pmovsclr_el0);
 	isb();
 }
 
@@ -176,7 +180,7 @@ static irqreturn_t pmuv3_irq_handler(int irq, void *dev)
 	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
 	u32 ovs;
 
-	ovs = read_sysreg(pmovsclr_el0) & pmuv3.ctr_mask;
+	ovs = read_sysreg(pmovsclr_el0) & pmuv3->ctr_mask;
 	if (!ovs)
 		return IRQ_NONE;
 	/* Cleared first, so that read_pmd() returns the wrapped counter. */
@@ -233,7 +237,7 @@ static void pmuv3_pm_enter(void)
 	u32 ovs;
 
 	pmuv3_stop(&pmuv3_pmu, NULL);
-	ovs = read_sysreg(pmovsclr_el0) & pmuv3.ctr_mask;
+	ovs = read_sysreg(pmovsclr_el0) & pmuv3->ctr_mask;
 	write_sysreg(ovs, pmovsclr_el0);
 	isb();
 	this_cpu_write(pmuv3_pm_ovs, ovs);
@@ -247,7 +251,7 @@ static void pmuv3_pm_enter(void)
  */
 static void pmuv3_pm_exit(void)
 {
-	pmuv3_reset();
+	pmuv3_reset(&pmuv3_pmu);
 	pfm_cpu_pm_restore(&pmuv3_pmu);
 	write_sysreg(this_cpu_read(pmuv3_pm_ovs), pmovsset_el0);
 	isb();
@@ -372,9 +376,9 @@ static int __init pfm_pmuv3_init(void)
 {
 	int ret;
 
-	ret = pmuv3_probe_map(&pmuv3_pmu, long_counters);
-	if (ret)
-		return ret;
+	pmuv3 = pmuv3_probe_map(&pmuv3_pmu, long_counters);
+	if (IS_ERR(pmuv3))
+		return PTR_ERR(pmuv3);
 	ret = pmuv3_request_irq();
 	if (ret)
 		return ret;
@@ -385,7 +389,7 @@ static int __init pfm_pmuv3_init(void)
 	if (ret)
 		goto unregister_cpu_pm;
 	pr_info("PMUv3 (PMUVer %u): %u event counters + cycle counter, %u-bit, interrupt %d\n",
-		pmuv3.pmuver, pmuv3.num_ctrs, pmuv3_pmu.counter_width,
+		pmuv3->pmuver, pmuv3->num_ctrs, pmuv3_pmu.counter_width,
 		pmuv3_irq);
 	return 0;
 
@@ -411,3 +415,4 @@ MODULE_DESCRIPTION("perfmon: Arm PMUv3 description");
 MODULE_LICENSE("GPL");
 /* perfmon.pmu=auto|native loads the CPU's own description (core/pmu.c). */
 MODULE_ALIAS("pfm-pmu-native");
+MODULE_IMPORT_NS(PERFMON_PMU_LIB);

@@ -4,19 +4,27 @@
  * PMCR_EL0.N the CPU reports plus the cycle counter, the common events
  * PMCEID<n>_EL0 says it implements, the checks of a PMC value, and the
  * driver setting el0_access.
- * Shared by pfm_pmuv3 (linked) and pfm_perf (compiled again by
- * arch/perf/perf_pmuv3.c); register access stays in each of them.
+ * Part of pfm_pmu_lib (arch/Kbuild), shared by pfm_pmuv3 and pfm_perf;
+ * register access stays in each of them.  The CPU is probed once and
+ * the tables are read-only from then on: both descriptions may be
+ * registered and in use at once, neither writes what the other reads.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "perfmon: " fmt
 
 #include <linux/bitfield.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
 #include <asm/sysreg.h>
 
 #include "pmuv3.h"
 
-struct pmuv3_info pmuv3;
+static struct pmuv3_info pmuv3;
+/* 0 until probed, then 1 or -ENODEV; pmuv3_map_lock orders the writes. */
+static int pmuv3_probed;
+static DEFINE_MUTEX(pmuv3_map_lock);
 static struct pfm_regmap_desc pmuv3_pmc_desc[PMUV3_NUM_REGS];
 static struct pfm_regmap_desc pmuv3_pmd_desc[PMUV3_NUM_REGS];
 static char pmuv3_names[2][PMUV3_NUM_REGS][PFM_NAME_LEN];
@@ -196,44 +204,59 @@ static void pmuv3_add_counter(unsigned int idx, u64 evt_mask)
 	d->name = pmuv3_names[1][idx];
 }
 
-/**
- * pmuv3_probe_map() - read this CPU's PMU identification into @pmu
- * @pmu: the description: its register map, checks, events, width and
- *       driver setting
- * @long_counters: 64-bit counters where PMUv3p5 has them
- *
- * Reads ID registers, PMCR_EL0.N and PMCEID<n>_EL0 only: the builtin
- * PMUv3 driver may own the PMU meanwhile.
- *
- * Return: 0; -ENODEV without a PMUv3.
- */
-int pmuv3_probe_map(struct pfm_pmu_config *pmu, bool long_counters)
+/* Read the CPU's PMU identification and fill the tables: once. */
+static int pmuv3_probe_cpu(void)
 {
 	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
 	unsigned int i;
-	u64 evt_mask;
 
 	pmuv3.pmuver = FIELD_GET(ID_AA64DFR0_EL1_PMUVer, dfr0);
 	if (pmuv3.pmuver < ID_AA64DFR0_EL1_PMUVer_IMP ||
-	    pmuv3.pmuver == ID_AA64DFR0_EL1_PMUVer_IMP_DEF) {
-		pr_info("no PMUv3 on this CPU (ID_AA64DFR0_EL1.PMUVer %u)\n",
-			pmuv3.pmuver);
+	    pmuv3.pmuver == ID_AA64DFR0_EL1_PMUVer_IMP_DEF)
 		return -ENODEV;
-	}
 	pmuv3.num_ctrs = pfm_pmcr_n(read_sysreg(pmcr_el0));
-	pmuv3.long_ctrs = long_counters &&
-			  pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P5;
+	pmuv3.has_long_ctrs = pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P5;
 	pmuv3.ctr_mask = GENMASK(pmuv3.num_ctrs - 1, 0) | BIT(PMUV3_CYCLE_IDX);
 	if (!pmuv3.num_ctrs)
 		pmuv3.ctr_mask = BIT(PMUV3_CYCLE_IDX);
 	pmuv3.pmceid[0] = read_sysreg(pmceid0_el0);
 	pmuv3.pmceid[1] = read_sysreg(pmceid1_el0);
-	evt_mask = pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P1 ?
-		   ARMV8_PMU_EVTYPE_EVENT : PMUV3_EVTYPE_EVENT_V3;
+	pmuv3.evt_mask = pmuv3.pmuver >= ID_AA64DFR0_EL1_PMUVer_V3P1 ?
+			 ARMV8_PMU_EVTYPE_EVENT : PMUV3_EVTYPE_EVENT_V3;
 	for (i = 0; i < pmuv3.num_ctrs; i++)
-		pmuv3_add_counter(i, evt_mask);
-	pmuv3_add_counter(PMUV3_CYCLE_IDX, evt_mask);
-	pmuv3.evt_mask = evt_mask;
+		pmuv3_add_counter(i, pmuv3.evt_mask);
+	pmuv3_add_counter(PMUV3_CYCLE_IDX, pmuv3.evt_mask);
+	pmuv3.num_events = pmuv3_list_events();
+	return 1;
+}
+
+/**
+ * pmuv3_probe_map() - fill @pmu with this CPU's PMUv3 register map
+ * @pmu: the description: its register map, checks, events, width and
+ *       driver setting; the caller fills the rest
+ * @long_counters: 64-bit counters where PMUv3p5 has them
+ *
+ * The first call reads ID registers, PMCR_EL0.N and PMCEID<n>_EL0 only
+ * (the builtin PMUv3 driver may own the PMU meanwhile); later calls
+ * return what it found.  Sleeps: call it from a module's init.
+ *
+ * Return: what the probe found, read-only; ERR_PTR(-ENODEV) without a
+ * PMUv3.
+ */
+const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_config *pmu,
+					 bool long_counters)
+{
+	mutex_lock(&pmuv3_map_lock);
+	if (!pmuv3_probed)
+		pmuv3_probed = pmuv3_probe_cpu();
+	mutex_unlock(&pmuv3_map_lock);
+	if (pmuv3_probed < 0) {
+		/* Each description that asks is refused, each time logged. */
+		pr_info("no PMUv3 on this CPU (ID_AA64DFR0_EL1.PMUVer %u): pfm_soft counts without one\n",
+			pmuv3.pmuver);
+		return ERR_PTR(pmuv3_probed);
+	}
+
 	pmu->pmc_desc = pmuv3_pmc_desc;
 	pmu->num_pmc_entries = PMUV3_NUM_REGS;
 	pmu->pmd_desc = pmuv3_pmd_desc;
@@ -241,11 +264,12 @@ int pmuv3_probe_map(struct pfm_pmu_config *pmu, bool long_counters)
 	pmu->pmc_write_check = pmuv3_pmc_check;
 	pmu->pmc_priv = pmuv3_pmc_priv;
 	pmu->pmc_user_val = pmuv3_pmc_user_val;
-	pmu->counter_width = pmuv3.long_ctrs ? 64 : 32;
+	pmu->counter_width = long_counters && pmuv3.has_long_ctrs ? 64 : 32;
 	pmu->events = pmuv3_events;
-	pmu->num_events = pmuv3_list_events();
+	pmu->num_events = pmuv3.num_events;
 	pmu->cfg_desc = pmuv3_cfg_desc;
 	pmu->num_cfg = ARRAY_SIZE(pmuv3_cfg_desc);
 	pmu->cfg_check = pmuv3_cfg_check;
-	return 0;
+	return &pmuv3;
 }
+EXPORT_SYMBOL_NS_GPL(pmuv3_probe_map, PERFMON_PMU_LIB);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_perf: a PMU description whose counters are perf_events kernel
- * counters, for kernels where perf owns the PMU (the builtin arm64 PMUv3
- * driver, the x86 NMI watchdog) and other perf users stay.  It presents
- * the CPU's own register map (pfp_map_probe()): a program writes the PMC
- * values it writes for the native description.
+ * pfm_perf's engine: a PMU description whose counters are perf_events
+ * kernel counters, for kernels where perf owns the PMU (the builtin arm64
+ * PMUv3 driver, the x86 NMI watchdog) and other perf users stay.  It
+ * presents the CPU's own register map (struct pfp_map, which the module
+ * gives pfp_init()): a program writes the PMC values it writes for the
+ * native description.  In pfm_pmu_lib: pfm_perf and the test module
+ * pfm_perf_x86sim run it, one at a time.
  *
  * Each counter PMD n a context uses (in any of its sets), with the value
  * of PMC n in that set, is backed by one pinned kernel counter of the
@@ -38,7 +40,8 @@
  * hold of the lock; it is freed after a grace period, as perf frees the
  * event whose overflow handler may still be running it.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* pfm_pmu_lib's code, pfm_perf's messages. */
+#define pr_fmt(fmt) "pfm_perf: " fmt
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
@@ -66,11 +69,10 @@
 /*
  * Each (PMD, PMC value) of each set is a pinned perf kernel counter,
  * which perf allocates uncharged to any memory cgroup: bounded per
- * context (the contexts per user are, by perfmon's ctx_per_user_max).
+ * context (the contexts per user are, by perfmon's ctx_per_user_max),
+ * by the module's parameter max_counters.
  */
-static unsigned int max_counters = 256;
-module_param(max_counters, uint, 0644);
-MODULE_PARM_DESC(max_counters, "perf counters one context may hold across its sets (default 256)");
+static const unsigned int *pfp_max_counters;
 
 struct pfp_ctx;
 
@@ -162,6 +164,8 @@ struct pfp_ctx {
 };
 
 static struct pfm_pmu_config pfp_pmu;
+/* The register map, and the claim on the engine: one module at a time. */
+static const struct pfp_map *pfp_map;
 /* The contexts' frees, drained at the module's exit. */
 static struct workqueue_struct *pfp_wq;
 /* The PMC that controls each PMD (pfp_map_pmc()); U16_MAX: none. */
@@ -512,6 +516,7 @@ struct perf_event *pfp_live_event(void *priv, u16 cnum)
 	raw_spin_unlock(&pc->lock);
 	return pe;
 }
+EXPORT_SYMBOL_NS_GPL(pfp_live_event, PERFMON_PMU_LIB);
 
 /* Is @ev backing a PMD of the live set? */
 static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
@@ -713,12 +718,12 @@ static bool pfp_room(struct pfp_ctx *pc)
 	lockdep_assert_held(&pc->mutex);
 	list_for_each_entry(ev, &pc->evs, node)
 		n += ev->keep;
-	if (n < READ_ONCE(max_counters))
+	if (n < READ_ONCE(*pfp_max_counters))
 		return true;
 	pr_info_ratelimited("a context of %s %d needs more than %u perf counters across its sets: count fewer distinct events, or raise pfm_perf's max_counters\n",
 			    pc->task ? "thread" : "CPU",
 			    pc->task ? task_pid_nr(pc->task) : pc->cpu,
-			    READ_ONCE(max_counters));
+			    READ_ONCE(*pfp_max_counters));
 	return false;
 }
 
@@ -737,7 +742,7 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 	struct pfp_ev *ev;
 	int ret;
 
-	ret = pfp_map_attr(cnum, value, pc->cfg, &attr);
+	ret = pfp_map->attr(cnum, value, pc->cfg, &attr);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
 	if (!pfp_room(pc))
@@ -973,8 +978,8 @@ static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
 	queue_rcu_work(pfp_wq, &pc->free_rwork);
 }
 
-static struct pfm_pmu_config pfp_pmu = {
-	.owner		= THIS_MODULE,
+/* What pfp_pmu is before the map and the core fill it in. */
+static const struct pfm_pmu_config pfp_pmu_ops = {
 	.write_pmc	= pfp_write_pmc,
 	.write_pmd	= pfp_write_pmd,
 	.read_pmd	= pfp_read_pmd,
@@ -992,7 +997,7 @@ static void pfp_map_controls(void)
 	u16 pmc;
 
 	for (i = 0; i < PFP_MAX_CTRS; i++) {
-		pmc = i < pfp_pmu.num_pmd_entries ? pfp_map_pmc(i) : U16_MAX;
+		pmc = i < pfp_pmu.num_pmd_entries ? pfp_map->pmc(i) : U16_MAX;
 		if (pmc > i || pmc >= pfp_pmu.num_pmc_entries ||
 		    !(pfp_pmu.pmc_desc[pmc].type & PFM_REGT_IMPL))
 			pmc = U16_MAX;
@@ -1002,17 +1007,26 @@ static void pfp_map_controls(void)
 	}
 }
 
-/**
- * pfp_init() - probe the map and register pfm_perf's description
- *
- * Context: module init.
- * Return: 0, or the map's or the core's error.
- */
-int pfp_init(void)
+/* The engine serves one map at a time: pfm_perf's or the test module's. */
+static int pfp_claim(struct module *owner, const struct pfp_map *map)
+{
+	if (!cmpxchg(&pfp_map, NULL, map))
+		return 0;
+	pr_err("%s: the perf_events engine already serves %s: unload it first\n",
+	       module_name(owner), module_name(pfp_pmu.owner));
+	return -EBUSY;
+}
+
+/* Probe the claimed map and register; -errno with nothing left. */
+static int pfp_setup(struct module *owner)
 {
 	int ret;
 
-	ret = pfp_map_probe(&pfp_pmu);
+	/* Fresh, as a module's static data is: the library stays loaded. */
+	pfp_pmu = pfp_pmu_ops;
+	pfp_pmu.owner = owner;
+	memset(pfp_pmc_end, 0, sizeof(pfp_pmc_end));
+	ret = pfp_map->probe(&pfp_pmu);
 	if (ret)
 		return ret;
 	if (pfp_pmu.num_pmd_entries > PFP_MAX_CTRS) {
@@ -1035,7 +1049,34 @@ int pfp_init(void)
 }
 
 /**
- * pfp_exit() - unregister pfm_perf's description
+ * pfp_init() - probe a map and register a description on it
+ * @owner: the module calling (THIS_MODULE), which the contexts hold
+ * @map: the register map
+ * @max_counters: the module's parameter: perf counters one context may
+ *                hold across its sets
+ *
+ * Context: module init.
+ * Return: 0; -EBUSY (logged) while another module's map is registered;
+ * or the map's or the core's error.
+ */
+int pfp_init(struct module *owner, const struct pfp_map *map,
+	     const unsigned int *max_counters)
+{
+	int ret;
+
+	ret = pfp_claim(owner, map);
+	if (ret)
+		return ret;
+	pfp_max_counters = max_counters;
+	ret = pfp_setup(owner);
+	if (ret)
+		WRITE_ONCE(pfp_map, NULL);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(pfp_init, PERFMON_PMU_LIB);
+
+/**
+ * pfp_exit() - undo pfp_init()
  *
  * Context: module exit: no context holds the module any more, so every
  * counter is released; those waiting on pfp_dead are freed, and the
@@ -1048,4 +1089,6 @@ void pfp_exit(void)
 	flush_work(&pfp_dead_work);
 	rcu_barrier();
 	destroy_workqueue(pfp_wq);
+	WRITE_ONCE(pfp_map, NULL);
 }
+EXPORT_SYMBOL_NS_GPL(pfp_exit, PERFMON_PMU_LIB);

@@ -3,7 +3,7 @@
  * pfm_perf's register map on x86 where perf drives no PMU (a virtual
  * machine without a virtual PMU, the x86_64 test guest under TCG; see
  * perf_x86.c): the software PMU's map of pfm_soft (arch/soft/soft_map.c,
- * compiled again here), its events turned into perf's software events of
+ * in pfm_pmu_lib), its events turned into perf's software events of
  * the same meaning:
  *   task-clock        PERF_COUNT_SW_TASK_CLOCK
  *   cpu-clock         PERF_COUNT_SW_CPU_CLOCK
@@ -12,11 +12,10 @@
  * pfm_soft's driver setting (clock_unit_ns) has no perf equivalent:
  * the clock counters count ns.
  */
-#include "../soft/soft_map.c"
-
 #include <linux/err.h>
 #include <linux/trace_events.h>
 
+#include "../soft/soft_map.h"
 #include "pfm_perf.h"
 
 /* perf's id of raw_syscalls:sys_enter, 0 when the kernel has none. */

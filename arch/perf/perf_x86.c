@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_perf's register map on x86: the CPU's own, as pfm_intel_arch or
- * pfm_amd64 presents it (the vendor parts and arch/x86/x86_map.c,
- * compiled again in perf_x86_parts.c), each event select turned into the
+ * pfm_perf's register map on x86, in pfm_pmu_lib: the CPU's own, as
+ * pfm_x86 presents it (the vendor parts and arch/x86/x86_map.c), each
+ * event select turned into the
  * raw event perf's x86 driver programs the same register from:
  *   - config: the select's event, unit mask, edge, invert, counter mask
  *     (and AnyThread on Intel, event bits 35:32 on AMD); perf adds USR,
@@ -22,8 +22,11 @@
  * user_rdpmc has no equivalent here: perf lets a thread rdpmc only the
  * counters it mapped with perf_event_open() and mmap().
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* pfm_pmu_lib's code, pfm_perf's messages. */
+#define pr_fmt(fmt) "pfm_perf: " fmt
 
+#include <linux/module.h>
+#include <linux/string.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
 
@@ -45,11 +48,13 @@ static struct pfm_x86_pmu pfp_x86;
 static bool pfp_x86_soft;
 
 /* The vendor part's description, as pfm_perf's register map. */
-static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu)
+static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu,
+				const struct pfm_x86_hw *cpu)
 {
 	int ret;
 
-	ret = pfm_x86_vendor() == X86_VENDOR_INTEL ?
+	pfp_x86.hw = cpu;
+	ret = pfp_x86.hw->vendor() == X86_VENDOR_INTEL ?
 	      pfm_intel_arch_probe(&pfp_x86) : pfm_amd64_probe(&pfp_x86);
 	if (ret)
 		return ret;
@@ -58,6 +63,7 @@ static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu)
 	pmu->counter_width = pfp_x86.pmu.counter_width;
 	pmu->pmc_write_check = pfp_x86.pmu.pmc_write_check;
 	pmu->pmc_priv = pfp_x86.pmu.pmc_priv;
+	pmu->map_data = pfp_x86.pmu.map_data;
 	pmu->pmc_desc = pfp_x86.pmu.pmc_desc;
 	pmu->num_pmc_entries = pfp_x86.pmu.num_pmc_entries;
 	pmu->pmd_desc = pfp_x86.pmu.pmd_desc;
@@ -65,22 +71,44 @@ static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu)
 	return 0;
 }
 
-int pfp_map_probe(struct pfm_pmu_config *pmu)
+/**
+ * pfp_x86_probe() - the x86 map's probe (struct pfp_map)
+ * @pmu: the description to fill
+ * @cpu: what the vendor parts probe the CPU with
+ * @perf_pmu: perf drives the CPU's Intel or AMD PMU; else the software
+ *            PMU's map serves
+ *
+ * Context: a map's probe: the engine is claimed for the caller, so this
+ * map's state has no other user.
+ * Return: 0, or the vendor part's -ENODEV.
+ */
+int pfp_x86_probe(struct pfm_pmu_config *pmu, const struct pfm_x86_hw *cpu,
+		  bool perf_pmu)
 {
-	if (!pfp_x86_perf_pmu()) {
-		pfp_x86_soft = true;
+	/* Fresh, as a module's static data is: the library stays loaded. */
+	memset(&pfp_x86, 0, sizeof(pfp_x86));
+	pfp_x86_soft = !perf_pmu;
+	if (pfp_x86_soft) {
 		pfp_soft_probe(pmu);
 		return 0;
 	}
-	return pfp_x86_probe_vendor(pmu);
+	return pfp_x86_probe_vendor(pmu, cpu);
 }
+EXPORT_SYMBOL_NS_GPL(pfp_x86_probe, PERFMON_PMU_LIB);
 
-u16 pfp_map_pmc(u16 pmd)
+/**
+ * pfp_x86_pmc() - the x86 map's PMC of a PMD (struct pfp_map)
+ * @pmd: a PMD the map implements
+ *
+ * Return: the PMC that controls it.
+ */
+u16 pfp_x86_pmc(u16 pmd)
 {
 	if (pfp_x86_soft || !(pfp_x86.pmd_desc[pmd].type & PFM_REGT_IMPL))
 		return pmd;
 	return pfp_x86.ctr[pmd].sel;
 }
+EXPORT_SYMBOL_NS_GPL(pfp_x86_pmc, PERFMON_PMU_LIB);
 
 /* Fixed counter @i, enabled by its field of FIXED_CTR_CTRL @value. */
 static int pfp_x86_fixed_attr(unsigned int i, u64 value,
@@ -99,7 +127,16 @@ static int pfp_x86_fixed_attr(unsigned int i, u64 value,
 	return 0;
 }
 
-int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
+/**
+ * pfp_x86_attr() - the x86 map's perf event of a PMD (struct pfp_map)
+ * @cnum: the PMD
+ * @value: the value of its PMC
+ * @cfg: the context's driver settings (none on x86)
+ * @attr: to fill
+ *
+ * Return: 0; -ENOENT when the value counts nothing.
+ */
+int pfp_x86_attr(u16 cnum, u64 value, const u64 *cfg,
 		 struct perf_event_attr *attr)
 {
 	if (pfp_x86_soft)
@@ -118,3 +155,4 @@ int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
 	attr->exclude_guest = !!(value & AMD64_EVENTSEL_HOSTONLY);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(pfp_x86_attr, PERFMON_PMU_LIB);

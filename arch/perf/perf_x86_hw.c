@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_perf on real x86 hardware: CPUID through arch/x86/x86_cpu.c, and
- * whether perf drives the PMU CPUID describes.
+ * pfm_perf's map on real x86 hardware: the x86 map (perf_x86.c, in
+ * pfm_pmu_lib) probing with the CPU's own accessors (arch/x86/x86_hw.c),
+ * the Intel or AMD one where perf drives the PMU CPUID describes.
  */
-#include "../x86/x86_cpu.c"
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <asm/cpufeature.h>
 #include <asm/perf_event.h>
 
+#include "../x86/pfm_x86.h"
 #include "pfm_perf.h"
 
-bool pfp_x86_perf_pmu(void)
+/* Does perf drive the CPU's Intel or AMD PMU? */
+static bool pfp_x86_perf_pmu(void)
 {
 	struct x86_pmu_capability cap;
 
@@ -25,3 +28,15 @@ bool pfp_x86_perf_pmu(void)
 	pr_info("perf drives no x86 PMU here (a virtual machine without one?): pfm_perf presents the software PMU's events\n");
 	return false;
 }
+
+/* The x86 map, probing the CPU itself. */
+static int pfp_x86_hw_probe(struct pfm_pmu_config *pmu)
+{
+	return pfp_x86_probe(pmu, &pfm_x86_hw, pfp_x86_perf_pmu());
+}
+
+const struct pfp_map pfp_arch_map = {
+	.probe	= pfp_x86_hw_probe,
+	.pmc	= pfp_x86_pmc,
+	.attr	= pfp_x86_attr,
+};

@@ -2,10 +2,12 @@
 /*
  * pfm_perf's two halves: the engine (perf_engine.c), which backs each
  * counter a context uses with a perf_events kernel counter, and the
- * architecture's register map (perf_pmuv3.c on arm64; perf_x86.c on x86:
- * Intel's or AMD's, or the software PMU's of perf_soft.c where perf
- * drives no PMU), which says what the registers are and which perf event
- * a PMC value counts.
+ * architecture's register map (struct pfp_map: perf_pmuv3.c on arm64;
+ * perf_x86.c on x86, Intel's or AMD's, or the software PMU's of
+ * perf_soft.c where perf drives no PMU), which says what the registers
+ * are and which perf event a PMC value counts.  The engine and the x86
+ * map are in pfm_pmu_lib, compiled once: pfm_perf and the test module
+ * pfm_perf_x86sim each give the engine a map.
  */
 #ifndef _PFM_PERF_H
 #define _PFM_PERF_H
@@ -13,37 +15,33 @@
 #include <linux/perf_event.h>
 #include <perfmon/pmu.h>
 
-/**
- * pfp_map_probe() - fill the register map part of a description
- * @pmu: the description: its register tables, checks, events and
- *       counter width; the engine fills the rest
- *
- * Each counter PMD has one PMC that controls it (pfp_map_pmc()).
- *
- * Return: 0, or -ENODEV when the CPU has nothing this map describes.
- */
-int pfp_map_probe(struct pfm_pmu_config *pmu);
+struct pfm_x86_hw;
 
 /**
- * pfp_map_pmc() - the PMC that controls counter PMD @pmd
- * @pmd: a PMD the map implements
+ * struct pfp_map - a register map over perf events, as the engine uses it
+ * @probe: fill the register map part of the description @pmu: its
+ *         register tables, checks, events and counter width (the engine
+ *         fills the rest).  Each counter PMD has one PMC that controls
+ *         it (@pmc).  Returns 0, or -ENODEV when the CPU has nothing
+ *         this map describes.
+ * @pmc: the PMC that controls counter PMD @pmd, one the map implements:
+ *       @pmd itself, or a lower PMC that controls several PMDs (x86:
+ *       FIXED_CTR_CTRL, PMC16, controls the fixed counters PMD16 and up)
+ * @attr: the perf event counter PMD @cnum counts when its PMC (@pmc)
+ *        holds @value, a value the core accepted, with the context's
+ *        driver settings @cfg: fills type, config and exclude_* of
+ *        @attr (zeroed by the caller).  Returns 0; -ENOENT when the
+ *        value counts nothing (no counter needed).
  *
- * Return: @pmd itself, or a lower PMC that controls several PMDs (x86:
- * FIXED_CTR_CTRL, PMC16, controls the fixed counters PMD16 and up).
+ * Called by the engine only, after pfp_init() claimed it for the map:
+ * a map's own state has one user at a time.
  */
-u16 pfp_map_pmc(u16 pmd);
-
-/**
- * pfp_map_attr() - the perf event counter PMD @cnum counts
- * @cnum: the PMD, one the map implements
- * @value: a value the core accepted for its PMC (pfp_map_pmc())
- * @cfg: the context's driver settings (the map's @num_cfg)
- * @attr: type, config and exclude_* bits to fill (zeroed by the caller)
- *
- * Return: 0; -ENOENT when the value counts nothing (no counter needed).
- */
-int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
-		 struct perf_event_attr *attr);
+struct pfp_map {
+	int (*probe)(struct pfm_pmu_config *pmu);
+	u16 (*pmc)(u16 pmd);
+	int (*attr)(u16 cnum, u64 value, const u64 *cfg,
+		    struct perf_event_attr *attr);
+};
 
 /**
  * pfp_live_event() - the hardware perf event behind a PMD, where it runs
@@ -58,23 +56,33 @@ int pfp_map_attr(u16 cnum, u64 value, const u64 *cfg,
  */
 struct perf_event *pfp_live_event(void *priv, u16 cnum);
 
-/* The engine's entry points, for the module (perf_mod.c, perf_x86_sim.c). */
-int pfp_init(void);
+/*
+ * The engine (perf_engine.c), in pfm_pmu_lib: a module that calls it says
+ * MODULE_IMPORT_NS(PERFMON_PMU_LIB).
+ */
+int pfp_init(struct module *owner, const struct pfp_map *map,
+	     const unsigned int *max_counters);
 void pfp_exit(void);
 
+/* pfm_perf's map: perf_pmuv3.c on arm64, perf_x86_hw.c on x86. */
+extern const struct pfp_map pfp_arch_map;
+
 #ifdef CONFIG_X86
+/*
+ * The x86 map (perf_x86.c, in pfm_pmu_lib): Intel's or AMD's as the
+ * vendor parts probe it with @cpu (the CPU's own accessors, or the
+ * tests' simulated PMU's), or the software PMU's (perf_soft.c) where
+ * @perf_pmu says perf drives no PMU.  The map's @probe calls it.
+ */
+int pfp_x86_probe(struct pfm_pmu_config *pmu, const struct pfm_x86_hw *cpu,
+		  bool perf_pmu);
+u16 pfp_x86_pmc(u16 pmd);
+int pfp_x86_attr(u16 cnum, u64 value, const u64 *cfg,
+		 struct perf_event_attr *attr);
+
 /* The software PMU's map (perf_soft.c), x86's when perf drives no PMU. */
 void pfp_soft_probe(struct pfm_pmu_config *pmu);
 int pfp_soft_attr(u64 value, struct perf_event_attr *attr);
-
-/**
- * pfp_x86_perf_pmu() - does perf drive the CPU's PMU?
- *
- * Return: true when perf counts with an Intel or AMD PMU whose registers
- * CPUID describes (perf_x86_hw.c; the tests' simulated one in
- * perf_x86_sim.c).
- */
-bool pfp_x86_perf_pmu(void);
 #endif
 
 #endif /* _PFM_PERF_H */

@@ -2,10 +2,11 @@
 /*
  * The software PMU's register map: four event selects (PMC0-3), four
  * 32-bit counters (PMD0-3), the events perf's software events name the
- * same way.  pfm_soft links it; pfm_perf compiles it again
- * (arch/perf/perf_soft.c): an object may be linked into one module only.
+ * same way.  Part of pfm_pmu_lib (arch/Kbuild), shared by pfm_soft and
+ * pfm_perf (arch/perf/perf_soft.c).
  */
 #include <linux/kernel.h>
+#include <linux/module.h>
 
 #include "soft_map.h"
 
@@ -55,3 +56,4 @@ void soft_probe_map(struct pfm_pmu_config *pmu)
 	pmu->events = soft_events;
 	pmu->num_events = ARRAY_SIZE(soft_events);
 }
+EXPORT_SYMBOL_NS_GPL(soft_probe_map, PERFMON_PMU_LIB);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The software PMU's register map (soft_map.c), shared by the two
- * descriptions that present it: pfm_soft on its own clock and scheduler
- * counters (soft_pmu.c) and pfm_perf on perf's software events
- * (arch/perf/perf_soft.c).
+ * The software PMU's register map (soft_map.c, in pfm_pmu_lib.ko),
+ * shared by the two descriptions that present it: pfm_soft on its own
+ * clock and scheduler counters (soft_pmu.c) and pfm_perf on perf's
+ * software events (arch/perf/perf_soft.c).
  */
 #ifndef _PFM_SOFT_MAP_H
 #define _PFM_SOFT_MAP_H
@@ -27,6 +27,7 @@ enum pfm_soft_event {
 	SOFT_EV_MAX		= SOFT_EV_SYSCALLS,
 };
 
+/* In pfm_pmu_lib: the importing module says MODULE_IMPORT_NS(PERFMON_PMU_LIB). */
 void soft_probe_map(struct pfm_pmu_config *pmu);
 
 #endif /* _PFM_SOFT_MAP_H */

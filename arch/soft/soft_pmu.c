@@ -500,3 +500,4 @@ MODULE_DESCRIPTION("perfmon: software PMU description (clock and scheduler count
 MODULE_LICENSE("GPL");
 /* Loaded by itself only when asked for: perfmon.pmu=soft (core/pmu.c). */
 MODULE_ALIAS("pfm-pmu-soft");
+MODULE_IMPORT_NS(PERFMON_PMU_LIB);

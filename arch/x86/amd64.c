@@ -22,6 +22,7 @@
 
 #include <linux/bits.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <asm/msr-index.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
@@ -41,11 +42,12 @@
 			 ARCH_PERFMON_EVENTSEL_INV | ARCH_PERFMON_EVENTSEL_CMASK | \
 			 AMD64_EVENTSEL_GUESTONLY | AMD64_EVENTSEL_HOSTONLY)
 
-static bool amd_has(u32 leaf, u32 eax_bit, u32 ecx_bit, u32 *ebx)
+static bool amd_has(const struct pfm_x86_hw *hw, u32 leaf, u32 eax_bit,
+		    u32 ecx_bit, u32 *ebx)
 {
 	u32 eax, ecx, edx;
 
-	if (!pfm_x86_cpuid(leaf, &eax, ebx, &ecx, &edx))
+	if (!hw->cpuid(leaf, &eax, ebx, &ecx, &edx))
 		return false;
 	return (eax & eax_bit) || (ecx & ecx_bit);
 }
@@ -59,7 +61,7 @@ static bool amd_has(u32 leaf, u32 eax_bit, u32 ecx_bit, u32 *ebx)
  */
 int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 {
-	u8 vendor = pfm_x86_vendor();
+	u8 vendor = xp->hw->vendor();
 	bool core, v2;
 	unsigned int i, n;
 	char name[PFM_NAME_LEN];
@@ -67,12 +69,12 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 	u32 sel, ctr;
 
 	if ((vendor != X86_VENDOR_AMD && vendor != X86_VENDOR_HYGON) ||
-	    pfm_x86_family() < 6) {
-		pr_info("amd64: not an AMD64 CPU; pfm_intel_arch drives Intel PMUs\n");
+	    xp->hw->family() < 6) {
+		pr_info("amd64: not an AMD or Hygon CPU of family 6 or later: no native description drives its PMU; pfm_perf counts through perf (perfmon.pmu=auto)\n");
 		return -ENODEV;
 	}
-	core = amd_has(0x80000001, 0, AMD_EXT_PERFCTR_CORE, &ebx.full);
-	v2 = amd_has(0x80000022, AMD_EXT_PERFMON_V2, 0, &ebx.full);
+	core = amd_has(xp->hw, 0x80000001, 0, AMD_EXT_PERFCTR_CORE, &ebx.full);
+	v2 = amd_has(xp->hw, 0x80000022, AMD_EXT_PERFMON_V2, 0, &ebx.full);
 	n = core ? AMD_CORE_CTRS : AMD_LEGACY_CTRS;
 	/* PerfMonV2 counts the core counters it has. */
 	v2 = v2 && core && ebx.split.num_core_pmc;
@@ -99,3 +101,4 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 		core ? "core" : "legacy", AMD_WIDTH, v2 ? ", PerfMonV2" : "");
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(pfm_amd64_probe, PERFMON_PMU_LIB);

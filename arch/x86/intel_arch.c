@@ -21,6 +21,7 @@
 
 #include <linux/bits.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <asm/msr-index.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
@@ -72,77 +73,78 @@ struct intel_arch_info {
 	bool full_width;
 };
 
-static struct intel_arch_info intel;
-
+/* The description's own map (pmu->map_data): pfm_perf presents it too. */
 static int intel_arch_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 				u64 value)
 {
+	const struct pfm_x86_pmu *xp = pmu->map_data;
 	u16 code = value & (ARCH_PERFMON_EVENTSEL_EVENT |
 			    ARCH_PERFMON_EVENTSEL_UMASK);
 	unsigned int i;
 
 	if (cnum >= PFM_X86_FIXED_BASE)
 		return 0;
-	for (i = 0; i < min_t(unsigned int, intel.ebx_len,
+	for (i = 0; i < min_t(unsigned int, xp->arch_known,
 			      ARRAY_SIZE(intel_arch_events)); i++) {
-		if (intel_arch_events[i] == code && (intel.unavail & BIT(i)))
+		if (intel_arch_events[i] == code && (xp->arch_unavail & BIT(i)))
 			return -EINVAL;
 	}
 	return 0;
 }
 
-static bool intel_full_width_writes(void)
+static bool intel_full_width_writes(const struct pfm_x86_hw *hw)
 {
 	u32 eax, ebx, ecx, edx;
 	u64 caps;
 	int ret;
 
-	if (!pfm_x86_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & INTEL_PDCM))
+	if (!hw->cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & INTEL_PDCM))
 		return false;
 	/* Every CPU has the same; the one this runs on is read. */
 	preempt_disable();
-	ret = pfm_x86_rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &caps);
+	ret = hw->read_msr_safe(MSR_IA32_PERF_CAPABILITIES, &caps);
 	preempt_enable();
 	return !ret && (caps & INTEL_CAP_FW_WRITE);
 }
 
 /* Read CPUID leaf 0xA; -ENODEV without architectural perfmon. */
-static int intel_read_cpuid(void)
+static int intel_read_cpuid(const struct pfm_x86_hw *hw,
+			    struct intel_arch_info *intel)
 {
 	union cpuid10_eax eax;
 	union cpuid10_edx edx;
 	unsigned int nfixed;
 	u32 ebx, ecx;
 
-	if (!pfm_x86_cpuid(0xa, &eax.full, &ebx, &ecx, &edx.full) ||
+	if (!hw->cpuid(0xa, &eax.full, &ebx, &ecx, &edx.full) ||
 	    !eax.split.version_id) {
 		pr_info("intel_arch: no architectural perfmon (CPUID leaf 0xA version 0): no PMU to drive, pfm_soft counts without one\n");
 		return -ENODEV;
 	}
-	intel.version = eax.split.version_id;
-	intel.num_gp = eax.split.num_counters;
-	intel.gp_width = eax.split.bit_width;
-	intel.ebx_len = eax.split.mask_length;
-	intel.unavail = ebx;
-	nfixed = intel.version >= 2 ? edx.split.num_counters_fixed : 0;
-	intel.fixed_width = edx.split.bit_width_fixed;
-	intel.fixed = nfixed ? GENMASK(min(nfixed, 32U) - 1, 0) : 0;
-	if (intel.version >= 5)
-		intel.fixed |= ecx;
-	if (intel.num_gp > PFM_X86_MAX_GP ||
-	    intel.fixed & ~GENMASK(PFM_X86_MAX_FIXED - 1, 0))
+	intel->version = eax.split.version_id;
+	intel->num_gp = eax.split.num_counters;
+	intel->gp_width = eax.split.bit_width;
+	intel->ebx_len = eax.split.mask_length;
+	intel->unavail = ebx;
+	nfixed = intel->version >= 2 ? edx.split.num_counters_fixed : 0;
+	intel->fixed_width = edx.split.bit_width_fixed;
+	intel->fixed = nfixed ? GENMASK(min(nfixed, 32U) - 1, 0) : 0;
+	if (intel->version >= 5)
+		intel->fixed |= ecx;
+	if (intel->num_gp > PFM_X86_MAX_GP ||
+	    intel->fixed & ~GENMASK(PFM_X86_MAX_FIXED - 1, 0))
 		pr_info("intel_arch: driving %u of %u general-purpose counters and fixed counters 0-%u only\n",
-			min_t(unsigned int, intel.num_gp, PFM_X86_MAX_GP),
-			intel.num_gp, PFM_X86_MAX_FIXED - 1);
-	intel.num_gp = min_t(unsigned int, intel.num_gp, PFM_X86_MAX_GP);
-	intel.fixed &= GENMASK(PFM_X86_MAX_FIXED - 1, 0);
-	if (!intel.num_gp || intel.gp_width < 32 || intel.gp_width > 64 ||
-	    (intel.fixed && (intel.fixed_width < 32 || intel.fixed_width > 64))) {
+			min_t(unsigned int, intel->num_gp, PFM_X86_MAX_GP),
+			intel->num_gp, PFM_X86_MAX_FIXED - 1);
+	intel->num_gp = min_t(unsigned int, intel->num_gp, PFM_X86_MAX_GP);
+	intel->fixed &= GENMASK(PFM_X86_MAX_FIXED - 1, 0);
+	if (!intel->num_gp || intel->gp_width < 32 || intel->gp_width > 64 ||
+	    (intel->fixed && (intel->fixed_width < 32 || intel->fixed_width > 64))) {
 		pr_info("intel_arch: CPUID leaf 0xA describes no usable counter (%u counters of %u bits)\n",
-			intel.num_gp, intel.gp_width);
+			intel->num_gp, intel->gp_width);
 		return -ENODEV;
 	}
-	intel.full_width = intel_full_width_writes();
+	intel->full_width = intel_full_width_writes(hw);
 	return 0;
 }
 
@@ -150,48 +152,50 @@ static int intel_read_cpuid(void)
  * Full-width writes: the counters' width (the narrower kind).  Legacy
  * writes keep 32 bits, sign-extended: the core gets 31 (see x86_pmu.c).
  */
-static unsigned int intel_core_width(void)
+static unsigned int intel_core_width(const struct intel_arch_info *intel)
 {
-	unsigned int w = intel.gp_width;
+	unsigned int w = intel->gp_width;
 
-	if (intel.fixed)
-		w = min(w, intel.fixed_width);
-	return intel.full_width ? w : INTEL_LEGACY_WIDTH;
+	if (intel->fixed)
+		w = min(w, intel->fixed_width);
+	return intel->full_width ? w : INTEL_LEGACY_WIDTH;
 }
 
-static void intel_add_gp(struct pfm_x86_pmu *xp, unsigned int i)
+static void intel_add_gp(struct pfm_x86_pmu *xp,
+			 const struct intel_arch_info *intel, unsigned int i)
 {
 	u64 ok = INTEL_EVTSEL_OK;
 	char name[PFM_NAME_LEN];
 	u32 wr;
 
-	if (intel.version >= 3)
+	if (intel->version >= 3)
 		ok |= ARCH_PERFMON_EVENTSEL_ANY;
 	snprintf(name, sizeof(name), "PERFEVTSEL%u", i);
 	pfm_x86_add_pmc(xp, i, name, MSR_ARCH_PERFMON_EVENTSEL0 + i, ~ok);
-	wr = intel.full_width ? MSR_IA32_PMC0 + i : MSR_ARCH_PERFMON_PERFCTR0 + i;
+	wr = intel->full_width ? MSR_IA32_PMC0 + i : MSR_ARCH_PERFMON_PERFCTR0 + i;
 	snprintf(name, sizeof(name), "PMC%u", i);
 	pfm_x86_add_ctr(xp, i, name, MSR_ARCH_PERFMON_PERFCTR0 + i, wr, i, i,
-			intel.gp_width);
+			intel->gp_width);
 }
 
-static void intel_add_fixed(struct pfm_x86_pmu *xp)
+static void intel_add_fixed(struct pfm_x86_pmu *xp,
+			    const struct intel_arch_info *intel)
 {
 	u64 field = PFM_X86_FIXED_EN | PFM_X86_FIXED_PMI, ok = 0;
 	char name[PFM_NAME_LEN];
 	unsigned int i;
 	u32 msr;
 
-	if (intel.version == 3 || intel.version == 4)
+	if (intel->version == 3 || intel->version == 4)
 		field |= PFM_X86_FIXED_ANY;
-	for_each_set_bit(i, &intel.fixed, PFM_X86_MAX_FIXED) {
+	for_each_set_bit(i, &intel->fixed, PFM_X86_MAX_FIXED) {
 		ok |= PFM_X86_FIXED_BITS(i, field);
 		xp->fixed_pmi |= PFM_X86_FIXED_BITS(i, PFM_X86_FIXED_PMI);
 		msr = MSR_ARCH_PERFMON_FIXED_CTR0 + i;
 		snprintf(name, sizeof(name), "FIXED_CTR%u", i);
 		pfm_x86_add_ctr(xp, PFM_X86_FIXED_BASE + i, name, msr, msr,
 				PFM_X86_FIXED_BASE, PFM_X86_FIXED_STATUS + i,
-				intel.fixed_width);
+				intel->fixed_width);
 	}
 	pfm_x86_add_pmc(xp, PFM_X86_FIXED_BASE, "FIXED_CTR_CTRL",
 			MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ~ok);
@@ -206,24 +210,27 @@ static void intel_add_fixed(struct pfm_x86_pmu *xp)
  */
 int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 {
+	struct intel_arch_info intel = {};
 	unsigned int i;
 	int ret;
 
-	if (pfm_x86_vendor() != X86_VENDOR_INTEL) {
-		pr_info("intel_arch: not an Intel CPU; pfm_amd64 drives AMD PMUs\n");
+	if (xp->hw->vendor() != X86_VENDOR_INTEL) {
+		pr_info("intel_arch: not an Intel CPU\n");
 		return -ENODEV;
 	}
-	ret = intel_read_cpuid();
+	ret = intel_read_cpuid(xp->hw, &intel);
 	if (ret)
 		return ret;
 	xp->pmu.pmu_name = "intel_arch";
-	xp->pmu.counter_width = intel_core_width();
+	xp->pmu.counter_width = intel_core_width(&intel);
 	xp->pmu.pmc_write_check = intel_arch_pmc_check;
+	xp->arch_unavail = intel.unavail;
+	xp->arch_known = intel.ebx_len;
 	xp->num_gp = intel.num_gp;
 	for (i = 0; i < intel.num_gp; i++)
-		intel_add_gp(xp, i);
+		intel_add_gp(xp, &intel, i);
 	if (intel.fixed)
-		intel_add_fixed(xp);
+		intel_add_fixed(xp, &intel);
 	if (intel.version >= 2) {
 		xp->global_ctrl = MSR_CORE_PERF_GLOBAL_CTRL;
 		xp->global_status = MSR_CORE_PERF_GLOBAL_STATUS;
@@ -234,3 +241,4 @@ int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 		intel.fixed_width, intel.full_width ? "full-width" : "32-bit");
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(pfm_intel_arch_probe, PERFMON_PMU_LIB);

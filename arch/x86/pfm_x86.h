@@ -9,14 +9,15 @@
  * the register ops, start/stop, the NMI handler, the driver setting.
  *
  * The register tables are x86_map.c's, which pfm_perf's x86 map
- * (arch/perf/perf_x86.c) shares with the vendor parts.
+ * (arch/perf/perf_x86.c) shares with the vendor parts.  All of these are
+ * in pfm_pmu_lib (arch/Kbuild), compiled once; pfm_x86.ko (x86_mod.c)
+ * is the Intel and AMD descriptions' module.
  *
- * Every hardware access goes through the pfm_x86_* accessors declared
- * here.  The modules that drive hardware link x86_cpu.c (CPUID, the
- * probe's MSR read) and x86_hw.c (MSRs, the local APIC, CR4, the NMI
- * counter allocator); the test module pfm_x86_sim.ko links x86_sim.c
- * instead, a simulated register file, and the very same engine and
- * vendor objects.
+ * Every hardware access goes through a struct pfm_x86_hw the caller
+ * gives: pfm_x86_hw (x86_hw.c) on the CPU's own MSRs, local APIC, CR4
+ * and NMI counter allocator; the test module pfm_x86_sim.ko gives its
+ * simulated register file instead, to the very same engine and vendor
+ * code.
  */
 #ifndef _PFM_X86_H
 #define _PFM_X86_H
@@ -71,8 +72,48 @@ struct pfm_x86_ctr {
 };
 
 /**
+ * struct pfm_x86_hw - the hardware accessors of an x86 description
+ * @read_msr: read an MSR
+ * @write_msr: write an MSR
+ * @read_msr_safe: read an MSR that may not exist: 0 or -EIO
+ * @write_msr_safe: write an MSR that may not exist: 0 or -EIO
+ * @cpuid: read CPUID leaf @leaf; false when the CPU has no such leaf
+ * @vendor: X86_VENDOR_*
+ * @family: the CPU family
+ * @reserve: take a counter and its control register from the kernel's
+ *           NMI counter allocator (shared with perf); false when taken
+ * @release: give them back
+ * @lvtpc_nmi: set the local APIC's performance counter entry to NMI
+ * @nmi_register: register pfm_x86_nmi() for local NMIs
+ * @nmi_unregister: and remove it, waiting for running handlers
+ * @pce: CR4.PCE (user-level rdpmc) is set on this CPU
+ * @set_pce: set or clear it on this CPU
+ *
+ * The register ones are called with interrupts disabled, some from NMI.
+ * pfm_perf's x86 map uses the CPU ones only (@cpuid, @vendor, @family,
+ * @read_msr_safe), to run the vendor parts' probes.
+ */
+struct pfm_x86_hw {
+	u64 (*read_msr)(u32 msr);
+	void (*write_msr)(u32 msr, u64 value);
+	int (*read_msr_safe)(u32 msr, u64 *value);
+	int (*write_msr_safe)(u32 msr, u64 value);
+	bool (*cpuid)(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx);
+	u8 (*vendor)(void);
+	unsigned int (*family)(void);
+	bool (*reserve)(u32 ctr_msr, u32 sel_msr);
+	void (*release)(u32 ctr_msr, u32 sel_msr);
+	void (*lvtpc_nmi)(void);
+	int (*nmi_register)(void);
+	void (*nmi_unregister)(void);
+	bool (*pce)(void);
+	void (*set_pce)(bool on);
+};
+
+/**
  * struct pfm_x86_pmu - an x86 PMU, as a vendor part describes it
  * @pmu: the description registered with the core (ops set by the engine)
+ * @hw: the hardware it runs on, set before the vendor part's probe
  * @num_gp: general-purpose counters (PMD/PMC 0 .. num_gp - 1)
  * @ctr: the counters, indexed by PMD number
  * @sel_msr: the control MSRs, indexed by PMC number
@@ -84,12 +125,21 @@ struct pfm_x86_ctr {
  * @global_clr: MSR whose written bits clear @global_status bits
  * @claim: status bits of the counters; an NMI is ours only with one set,
  *         and the value of @global_ctrl that lets every counter count
+ * @arch_unavail: Intel: the architectural events CPUID.0AH:EBX marks
+ *                missing (bit i: the i-th in CPUID's order), refused
+ * @arch_known: Intel: how many events those bits describe
+ * @loop_stuck_logged: the NMI handler logged a status that would not
+ *                     clear (once per description)
  * @pmc_desc: PMC table filled by the vendor part
  * @pmd_desc: PMD table filled by the vendor part
  * @names: storage of the register names
+ *
+ * One per description: two descriptions may present the same map (the
+ * native one and pfm_perf), each with its own.
  */
 struct pfm_x86_pmu {
 	struct pfm_pmu_config pmu;
+	const struct pfm_x86_hw *hw;
 	unsigned int num_gp;
 	struct pfm_x86_ctr ctr[PFM_X86_NUM_REGS];
 	u32 sel_msr[PFM_X86_NUM_REGS];
@@ -98,10 +148,18 @@ struct pfm_x86_pmu {
 	u32 global_status;
 	u32 global_clr;
 	u64 claim;
+	u32 arch_unavail;
+	unsigned int arch_known;
+	bool loop_stuck_logged;
 	struct pfm_regmap_desc pmc_desc[PFM_X86_NUM_REGS];
 	struct pfm_regmap_desc pmd_desc[PFM_X86_NUM_REGS];
 	char names[2][PFM_X86_NUM_REGS][PFM_NAME_LEN];
 };
+
+/*
+ * In pfm_pmu_lib; a module that calls them says
+ * MODULE_IMPORT_NS(PERFMON_PMU_LIB).
+ */
 
 /* Register map (x86_map.c), for the vendor parts and the engines. */
 void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
@@ -113,6 +171,7 @@ void pfm_x86_map_ops(struct pfm_x86_pmu *xp);
 
 /* Engine (x86_pmu.c), for the modules. */
 int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
+		 const struct pfm_x86_hw *hw,
 		 int (*probe)(struct pfm_x86_pmu *xp));
 void pfm_x86_exit(struct pfm_x86_pmu *xp);
 u64 pfm_x86_nmis_claimed(void);
@@ -122,23 +181,7 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs);
 int pfm_intel_arch_probe(struct pfm_x86_pmu *xp);
 int pfm_amd64_probe(struct pfm_x86_pmu *xp);
 
-/*
- * Accessors (x86_hw.c on hardware, x86_sim.c in the test module).  The
- * register ones are called with interrupts disabled, some from NMI.
- */
-u64 pfm_x86_rdmsr(u32 msr);
-void pfm_x86_wrmsr(u32 msr, u64 value);
-int pfm_x86_rdmsr_safe(u32 msr, u64 *value);
-int pfm_x86_wrmsr_safe(u32 msr, u64 value);
-bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx);
-u8 pfm_x86_vendor(void);
-unsigned int pfm_x86_family(void);
-bool pfm_x86_reserve(u32 ctr_msr, u32 sel_msr);
-void pfm_x86_release(u32 ctr_msr, u32 sel_msr);
-void pfm_x86_lvtpc_nmi(void);
-int pfm_x86_nmi_register(void);
-void pfm_x86_nmi_unregister(void);
-bool pfm_x86_pce(void);
-void pfm_x86_set_pce(bool on);
+/* The CPU's own accessors (x86_hw.c). */
+extern const struct pfm_x86_hw pfm_x86_hw;
 
 #endif /* _PFM_X86_H */

@@ -3,9 +3,11 @@
  * The x86 register map: what the vendor parts (intel_arch.c, amd64.c)
  * describe with, and what a description needs of it whatever drives the
  * counters: the native engine (x86_pmu.c) or pfm_perf, whose x86 map
- * (arch/perf/perf_x86.c) presents the same registers over perf.
+ * (arch/perf/perf_x86.c) presents the same registers over perf.  In
+ * pfm_pmu_lib with the vendor parts and the engine.
  */
 #include <linux/bits.h>
+#include <linux/module.h>
 #include <linux/string.h>
 #include <asm/perf_event.h>
 
@@ -97,8 +99,8 @@ static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
  * pfm_x86_map_ops() - point the description at the register map
  * @xp: the PMU a vendor part described
  *
- * Sets the register tables and the privilege check; the counting ops are
- * the caller's.
+ * Sets the register tables, the privilege check and the map's state for
+ * the vendor part's check; the counting ops are the caller's.
  */
 void pfm_x86_map_ops(struct pfm_x86_pmu *xp)
 {
@@ -109,4 +111,6 @@ void pfm_x86_map_ops(struct pfm_x86_pmu *xp)
 	pmu->pmd_desc = xp->pmd_desc;
 	pmu->num_pmd_entries = PFM_X86_NUM_REGS;
 	pmu->pmc_priv = pfm_x86_pmc_priv;
+	pmu->map_data = xp;
 }
+EXPORT_SYMBOL_NS_GPL(pfm_x86_map_ops, PERFMON_PMU_LIB);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The x86 PMU engine: what the Intel and AMD descriptions share.
+ * The x86 PMU engine: what the Intel and AMD descriptions share, in
+ * pfm_pmu_lib; it drives one registered description at a time, on the
+ * hardware accessors that description's module gives (struct
+ * pfm_x86_hw).
  *
  * Counter width.  The core extends counters to 64 bits from their wraps,
  * so every wrap must raise the overflow interrupt and be recognized as
@@ -27,6 +30,7 @@
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/irq_work.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/smp.h>
@@ -82,21 +86,23 @@ static struct pfm_x86_pmu *to_x86(struct pfm_pmu_config *pmu)
 }
 
 /* Has counter @c wrapped without its overflow being reported yet? */
-static bool pfm_x86_wrapped(const struct pfm_x86_ctr *c, u64 hw)
+static bool pfm_x86_wrapped(const struct pfm_x86_pmu *xp,
+			    const struct pfm_x86_ctr *c, u64 hw)
 {
 	if (this_cpu_read(pfm_x86_cpu.pending) & BIT_ULL(c->status))
 		return true;
-	if (pfm_x86->global_status)
-		return pfm_x86_rdmsr(pfm_x86->global_status) & BIT_ULL(c->status);
+	if (xp->global_status)
+		return xp->hw->read_msr(xp->global_status) & BIT_ULL(c->status);
 	return c->bias && !(hw & c->top);
 }
 
 static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
-	const struct pfm_x86_ctr *c = &to_x86(pmu)->ctr[cnum];
-	u64 hw = pfm_x86_rdmsr(c->rd);
+	const struct pfm_x86_pmu *xp = to_x86(pmu);
+	const struct pfm_x86_ctr *c = &xp->ctr[cnum];
+	u64 hw = xp->hw->read_msr(c->rd);
 
-	return pfm_x86_wrapped(c, hw) ? pmu->ovfl_mask : hw & pmu->ovfl_mask;
+	return pfm_x86_wrapped(xp, c, hw) ? pmu->ovfl_mask : hw & pmu->ovfl_mask;
 }
 
 /*
@@ -111,8 +117,8 @@ static void pfm_x86_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 
 	this_cpu_and(pfm_x86_cpu.pending, ~BIT_ULL(c->status));
 	if (xp->global_clr)
-		pfm_x86_wrmsr(xp->global_clr, BIT_ULL(c->status));
-	pfm_x86_wrmsr(c->wr, value | c->bias);
+		xp->hw->write_msr(xp->global_clr, BIT_ULL(c->status));
+	xp->hw->write_msr(c->wr, value | c->bias);
 }
 
 /*
@@ -126,7 +132,7 @@ static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
 
 	if (cnum >= PFM_X86_FIXED_BASE) {
-		pfm_x86_wrmsr(xp->sel_msr[cnum], value | xp->fixed_pmi);
+		xp->hw->write_msr(xp->sel_msr[cnum], value | xp->fixed_pmi);
 		return;
 	}
 	value |= ARCH_PERFMON_EVENTSEL_INT;
@@ -134,7 +140,7 @@ static void pfm_x86_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 	/* Gated per counter: stopped means not enabled. */
 	if (!xp->global_ctrl && !pc->started)
 		value &= ~ARCH_PERFMON_EVENTSEL_ENABLE;
-	pfm_x86_wrmsr(xp->sel_msr[cnum], value);
+	xp->hw->write_msr(xp->sel_msr[cnum], value);
 }
 
 /* Without a global enable, each event select carries the gate. */
@@ -146,12 +152,12 @@ static void pfm_x86_gate(struct pfm_x86_pmu *xp, bool on)
 
 	pc->started = on;
 	if (xp->global_ctrl) {
-		pfm_x86_wrmsr(xp->global_ctrl, on ? xp->claim : 0);
+		xp->hw->write_msr(xp->global_ctrl, on ? xp->claim : 0);
 		return;
 	}
 	for (i = 0; i < xp->num_gp; i++) {
 		v = pc->evtsel[i];
-		pfm_x86_wrmsr(xp->sel_msr[i], on ? v : v & ~ARCH_PERFMON_EVENTSEL_ENABLE);
+		xp->hw->write_msr(xp->sel_msr[i], on ? v : v & ~ARCH_PERFMON_EVENTSEL_ENABLE);
 	}
 }
 
@@ -172,11 +178,11 @@ static void pfm_x86_clear(struct pfm_x86_pmu *xp)
 	unsigned int i;
 
 	if (xp->global_ctrl)
-		pfm_x86_wrmsr(xp->global_ctrl, 0);
+		xp->hw->write_msr(xp->global_ctrl, 0);
 	for_each_set_bit(i, xp->pmu.impl_pmcs, PFM_X86_NUM_REGS)
-		pfm_x86_wrmsr(xp->sel_msr[i], 0);
+		xp->hw->write_msr(xp->sel_msr[i], 0);
 	if (xp->global_clr)
-		pfm_x86_wrmsr(xp->global_clr, xp->claim);
+		xp->hw->write_msr(xp->global_clr, xp->claim);
 	memset(pc->evtsel, 0, sizeof(pc->evtsel));
 	pc->started = false;
 	this_cpu_write(pfm_x86_cpu.pending, 0);
@@ -184,8 +190,10 @@ static void pfm_x86_clear(struct pfm_x86_pmu *xp)
 
 static void pfm_x86_cpu_setup(struct pfm_pmu_config *pmu)
 {
-	pfm_x86_clear(to_x86(pmu));
-	pfm_x86_lvtpc_nmi();
+	struct pfm_x86_pmu *xp = to_x86(pmu);
+
+	pfm_x86_clear(xp);
+	xp->hw->lvtpc_nmi();
 	this_cpu_write(pfm_x86_cpu.live, true);
 }
 
@@ -212,10 +220,10 @@ static u64 pfm_x86_scan_wrapped(struct pfm_x86_pmu *xp)
 		c = &xp->ctr[i];
 		if (!(pc->evtsel[i] & ARCH_PERFMON_EVENTSEL_ENABLE))
 			continue;
-		hw = pfm_x86_rdmsr(c->rd);
+		hw = xp->hw->read_msr(c->rd);
 		if (hw & c->top)
 			continue;
-		pfm_x86_wrmsr(c->wr, hw | c->bias);
+		xp->hw->write_msr(c->wr, hw | c->bias);
 		ovf |= BIT_ULL(c->status);
 	}
 	return ovf;
@@ -230,7 +238,7 @@ static void pfm_x86_rebias(struct pfm_x86_pmu *xp, u64 ovf)
 	for_each_set_bit(i, xp->pmu.cnt_pmds, PFM_X86_NUM_REGS) {
 		c = &xp->ctr[i];
 		if (c->bias && (ovf & BIT_ULL(c->status)))
-			pfm_x86_wrmsr(c->wr, pfm_x86_rdmsr(c->rd) | c->bias);
+			xp->hw->write_msr(c->wr, xp->hw->read_msr(c->rd) | c->bias);
 	}
 }
 
@@ -248,13 +256,13 @@ static u64 pfm_x86_ack(struct pfm_x86_pmu *xp)
 		this_cpu_or(pfm_x86_cpu.pending, ovf);
 		return ovf;
 	}
-	ovf = pfm_x86_rdmsr(xp->global_status) & xp->claim;
+	ovf = xp->hw->read_msr(xp->global_status) & xp->claim;
 	if (!ovf)
 		return 0;
 	/* Rebias before the status clears: read_pmd stays at max. */
 	this_cpu_or(pfm_x86_cpu.pending, ovf);
 	pfm_x86_rebias(xp, ovf);
-	pfm_x86_wrmsr(xp->global_clr, ovf);
+	xp->hw->write_msr(xp->global_clr, ovf);
 	return ovf;
 }
 
@@ -285,12 +293,14 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 
 	if (!this_cpu_read(pfm_x86_cpu.live))
 		return NMI_DONE;
-	pfm_x86_lvtpc_nmi();
+	xp->hw->lvtpc_nmi();
 	while ((ovf = pfm_x86_ack(xp))) {
 		all |= ovf;
 		if (++loops == PFM_X86_NMI_LOOPS) {
-			pr_warn_once("%s: overflow interrupt loop stuck (status %#llx after %u passes)\n",
-				     xp->pmu.pmu_name, ovf, loops);
+			/* Once per description, not per pfm_pmu_lib load. */
+			if (!xchg(&xp->loop_stuck_logged, true))
+				pr_warn("%s: overflow interrupt loop stuck (status %#llx after %u passes)\n",
+					xp->pmu.pmu_name, ovf, loops);
 			break;
 		}
 	}
@@ -301,6 +311,7 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 	atomic64_inc(&pfm_x86_claimed);
 	return hweight64(all);
 }
+EXPORT_SYMBOL_NS_GPL(pfm_x86_nmi, PERFMON_PMU_LIB);
 
 /* Pending status bits to the PMDs the core knows them by. */
 static void pfm_x86_irq_work(struct irq_work *work)
@@ -322,7 +333,8 @@ static void pfm_x86_irq_work(struct irq_work *work)
 }
 
 /**
- * pfm_x86_nmis_claimed() - NMIs the handler claimed since the module loaded
+ * pfm_x86_nmis_claimed() - NMIs the handler claimed for the description
+ * registered last (pfm_x86_init())
  *
  * Return: the count.
  */
@@ -330,6 +342,7 @@ u64 pfm_x86_nmis_claimed(void)
 {
 	return atomic64_read(&pfm_x86_claimed);
 }
+EXPORT_SYMBOL_NS_GPL(pfm_x86_nmis_claimed, PERFMON_PMU_LIB);
 
 static int pfm_x86_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
 			     u64 value, u32 ctx_flags)
@@ -350,13 +363,14 @@ static void pfm_x86_load_cfg(struct pfm_pmu_config *pmu, void *priv,
 			     const u64 *cfg)
 {
 	struct pfm_x86_cpu *pc = this_cpu_ptr(&pfm_x86_cpu);
+	const struct pfm_x86_hw *hw = to_x86(pmu)->hw;
 
 	if (cfg && cfg[PFM_X86_CFG_USER_RDPMC] && !pc->pce_set) {
-		pc->pce_was = pfm_x86_pce();
+		pc->pce_was = hw->pce();
 		pc->pce_set = true;
-		pfm_x86_set_pce(true);
+		hw->set_pce(true);
 	} else if (!cfg && pc->pce_set) {
-		pfm_x86_set_pce(pc->pce_was);
+		hw->set_pce(pc->pce_was);
 		pc->pce_set = false;
 	}
 }
@@ -406,7 +420,7 @@ static int pfm_x86_reserve_all(struct pfm_x86_pmu *xp)
 	unsigned int i;
 
 	for (i = 0; i < xp->num_gp; i++) {
-		if (pfm_x86_reserve(xp->ctr[i].rd, xp->sel_msr[i]))
+		if (xp->hw->reserve(xp->ctr[i].rd, xp->sel_msr[i]))
 			continue;
 		pr_err("%s: counter %u is in use by perf (a hardware event or the NMI watchdog): run 'sysctl kernel.nmi_watchdog=0' and end perf sessions, then load again\n",
 		       xp->pmu.pmu_name, i);
@@ -416,7 +430,7 @@ static int pfm_x86_reserve_all(struct pfm_x86_pmu *xp)
 
 release_taken:
 	while (i--)
-		pfm_x86_release(xp->ctr[i].rd, xp->sel_msr[i]);
+		xp->hw->release(xp->ctr[i].rd, xp->sel_msr[i]);
 	return -EBUSY;
 }
 
@@ -425,7 +439,7 @@ static void pfm_x86_release_all(struct pfm_x86_pmu *xp)
 	unsigned int i;
 
 	for (i = 0; i < xp->num_gp; i++)
-		pfm_x86_release(xp->ctr[i].rd, xp->sel_msr[i]);
+		xp->hw->release(xp->ctr[i].rd, xp->sel_msr[i]);
 }
 
 /*
@@ -460,13 +474,13 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	int ret;
 
 	preempt_disable();
-	ret = pfm_x86_rdmsr_safe(c->rd, &old);
+	ret = xp->hw->read_msr_safe(c->rd, &old);
 	if (!ret)
-		ret = pfm_x86_wrmsr_safe(c->wr, val | c->bias);
+		ret = xp->hw->write_msr_safe(c->wr, val | c->bias);
 	if (!ret)
-		ret = pfm_x86_rdmsr_safe(c->rd, &got);
+		ret = xp->hw->read_msr_safe(c->rd, &got);
 	if (!ret)
-		pfm_x86_wrmsr_safe(c->wr, old);
+		xp->hw->write_msr_safe(c->wr, old);
 	preempt_enable();
 	if (ret || (got & xp->pmu.ovfl_mask) != val) {
 		pr_info("%s: the PMU does not keep a written counter value (a virtual machine without a virtual PMU?); no PMU to drive, pfm_soft counts without one\n",
@@ -497,26 +511,29 @@ static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
 	pmu->release = pfm_x86_pmu_release;
 }
 
-/**
- * pfm_x86_init() - probe a PMU, check it and register it
- * @xp: zeroed description for @probe to fill
- * @owner: the module calling (THIS_MODULE)
- * @probe: the vendor part's probe
- *
- * The counters are reserved for the check and given back: the first
- * session takes them (pfm_x86_pmu_acquire()).
- *
- * Context: module init (process context, may sleep).
- * Return: 0; -ENODEV when @probe finds no PMU or the counters do not
- * work; -EBUSY when perf holds a counter; or the core's error.
+/*
+ * The engine's per-CPU state serves one description at a time: the
+ * module that registered it (pfm_x86 or the test module pfm_x86_sim).
  */
-int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
-		 int (*probe)(struct pfm_x86_pmu *xp))
+static int pfm_x86_claim(struct pfm_x86_pmu *xp)
+{
+	struct pfm_x86_pmu *held = cmpxchg(&pfm_x86, NULL, xp);
+
+	if (!held)
+		return 0;
+	pr_err("%s: the x86 engine already drives %s for %s: unload that module first\n",
+	       module_name(xp->pmu.owner), held->pmu.pmu_name,
+	       module_name(held->pmu.owner));
+	return -EBUSY;
+}
+
+/* Probe, check and register a claimed engine; -errno with nothing left. */
+static int pfm_x86_setup(struct pfm_x86_pmu *xp,
+			 int (*probe)(struct pfm_x86_pmu *xp))
 {
 	unsigned int cpu;
 	int ret;
 
-	xp->pmu.owner = owner;
 	ret = probe(xp);
 	if (ret)
 		return ret;
@@ -536,8 +553,7 @@ int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 	pfm_x86_release_all(xp);
 	if (ret)
 		return ret;
-	pfm_x86 = xp;
-	ret = pfm_x86_nmi_register();
+	ret = xp->hw->nmi_register();
 	if (ret)
 		return ret;
 	ret = pfm_pmu_register(&xp->pmu);
@@ -546,9 +562,43 @@ int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
 	return 0;
 
 unregister_nmi:
-	pfm_x86_nmi_unregister();
+	xp->hw->nmi_unregister();
 	return ret;
 }
+
+/**
+ * pfm_x86_init() - probe a PMU, check it and register it
+ * @xp: zeroed description for @probe to fill
+ * @owner: the module calling (THIS_MODULE)
+ * @hw: the hardware accessors (pfm_x86_hw: the CPU's own)
+ * @probe: the vendor part's probe
+ *
+ * The counters are reserved for the check and given back: the first
+ * session takes them (pfm_x86_pmu_acquire()).
+ *
+ * Context: module init (process context, may sleep).
+ * Return: 0; -ENODEV when @probe finds no PMU or the counters do not
+ * work; -EBUSY when perf holds a counter or another module's
+ * description uses the engine (logged); or the core's error.
+ */
+int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,
+		 const struct pfm_x86_hw *hw,
+		 int (*probe)(struct pfm_x86_pmu *xp))
+{
+	int ret;
+
+	xp->pmu.owner = owner;
+	xp->hw = hw;
+	ret = pfm_x86_claim(xp);
+	if (ret)
+		return ret;
+	atomic64_set(&pfm_x86_claimed, 0);
+	ret = pfm_x86_setup(xp, probe);
+	if (ret)
+		WRITE_ONCE(pfm_x86, NULL);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(pfm_x86_init, PERFMON_PMU_LIB);
 
 /**
  * pfm_x86_exit() - undo pfm_x86_init()
@@ -562,7 +612,9 @@ void pfm_x86_exit(struct pfm_x86_pmu *xp)
 
 	pfm_pmu_unregister(&xp->pmu);
 	/* Waits for running handlers; then no new irq_work is queued. */
-	pfm_x86_nmi_unregister();
+	xp->hw->nmi_unregister();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&pfm_x86_work, cpu));
+	WRITE_ONCE(pfm_x86, NULL);
 }
+EXPORT_SYMBOL_NS_GPL(pfm_x86_exit, PERFMON_PMU_LIB);

@@ -116,6 +116,9 @@ struct pfm_pmu_vctx {
  *                instead of the default, so that a PMC it never writes
  *                does not count what a written one may not.  Called
  *                with the context lock held or none; must not sleep.
+ * @map_data: optional; the register map's own state, for the three
+ *            checks above (a map two descriptions present, the native
+ *            one and pfm_perf, is found here rather than around @pmu)
  * @acquire: optional; called in process context (may sleep) before the
  *           first context is loaded, to take the PMU (reserve counters,
  *           request interrupts).  Returns 0 or a negative errno.
@@ -225,6 +228,7 @@ struct pfm_pmu_config {
 	u32 (*pmc_priv)(const struct pfm_pmu_config *pmu, u16 cnum, u64 value);
 	u64 (*pmc_user_val)(const struct pfm_pmu_config *pmu, u16 cnum,
 			    u64 value);
+	const void *map_data;
 	int (*acquire)(struct pfm_pmu_config *pmu);
 	void (*release)(struct pfm_pmu_config *pmu);
 	void (*write_pmc)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,

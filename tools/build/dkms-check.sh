@@ -42,7 +42,7 @@ for m in $mods; do
 done
 # The package is the runtime modules only: the test modules (the kernel
 # API's, the simulated x86 PMU) are the tree's test build's.
-for m in pfm_kapi_test pfm_x86_sim; do
+for m in pfm_kapi_test pfm_cpupm_test pfm_x86_sim pfm_perf_simpmu pfm_perf_x86sim; do
 	if find "$work/tree" "$work/inst" -name "$m.ko*" | grep -q .; then
 		echo "dkms-check: test module $m was built by the package" >&2
 		status=1

@@ -53,7 +53,7 @@ void pfmon_explain_no_pmu(void)
 		"  load the one for this CPU: modprobe %s\n"
 		"  or, with the kernel's perf driver in place: modprobe pfm_perf\n"
 		"  or, without a usable PMU (virtual machines): modprobe pfm_soft\n",
-		is_arm64() ? "pfm_pmuv3" : "pfm_intel_arch (Intel) or pfm_amd64 (AMD)");
+		is_arm64() ? "pfm_pmuv3" : "pfm_x86");
 	explain_owner();
 }
 

@@ -913,22 +913,25 @@ static inline bool pmu_mod_get(struct pmu_mod *m)
 /*
  * Install the rig's /modules/ files @mods (space-separated paths) where
  * modprobe finds them, so that the core's perfmon.pmu autoload can load
- * them: 0 or -errno.  uninstall_modules() takes them away again (a test
- * after this one may count on nothing loading).
+ * them: 0 or -errno.  The register maps the descriptions import
+ * (pfm_pmu_lib) go with them.  uninstall_modules() takes them away again
+ * (a test after this one may count on nothing loading).
  */
 #define PFM_EXTRA_MODS	"/lib/modules/%s/extra"
+#define PFM_PMU_LIB_KO	"/modules/pfm_pmu_lib.ko"
 /* perfmon.pmu: the description a context loads when none is registered. */
 #define PMU_PARAM	"/sys/module/perfmon/parameters/pmu"
 
 static inline int install_modules(const char *mods)
 {
-	char cmd[512], dir[128];
+	char cmd[1024], dir[128];
 	struct utsname u;
 
 	if (uname(&u))
 		return -errno;
 	snprintf(dir, sizeof(dir), PFM_EXTRA_MODS, u.release);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s && depmod %s",
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cp %s " PFM_PMU_LIB_KO " %s && depmod %s",
 		 dir, mods, dir, u.release);
 	if (system(cmd))
 		return -EIO;

@@ -3,8 +3,8 @@
  * pfm_perf's Intel and AMD register maps over a SIMULATED perf PMU.
  * QEMU's TCG has no x86 PMU, so perf registers none; the test module
  * pfm_perf_simpmu.ko registers one in the x86 one's place
- * (arch/perf/perf_sim_pmu.c), and pfm_perf_x86sim.ko links pfm_perf's
- * engine and x86 map (the objects pfm_perf.ko is made of) with a CPUID
+ * (tools/selftests/perfmon/sim/perf_sim_pmu.c), and pfm_perf_x86sim.ko runs pfm_perf's
+ * engine and x86 map (pfm_pmu_lib's, which pfm_perf.ko runs) with a CPUID
  * that describes it (perf_x86_sim.c).  What is simulated: CPUID
  * (pfm_perf_simpmu's parameters) and the counting (debugfs
  * pfm_perf_simpmu/tick: the events running on the writing CPU count N;
@@ -157,7 +157,7 @@ FIXTURE_TEARDOWN(psim)
 	}
 }
 
-/* The same registers as pfm_intel_arch's, served by pfm_perf. */
+/* The same registers as pfm_x86's Intel map, served by pfm_perf. */
 TEST_F(psim, intel_register_map)
 {
 	struct pfarg_pmu_info info;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The x86 descriptions (Intel architectural perfmon, AMD64) on a
- * SIMULATED PMU: QEMU's TCG has no x86 PMU, so pfm_x86_sim.ko links the
- * very engine and vendor objects of pfm_intel_arch.ko and pfm_amd64.ko
- * to a register file in memory (arch/x86/x86_sim.c).  What is simulated:
+ * SIMULATED PMU: QEMU's TCG has no x86 PMU, so pfm_x86_sim.ko runs the
+ * very engine and vendor parts pfm_x86.ko runs (pfm_pmu_lib's) on a
+ * register file in memory (tools/selftests/perfmon/sim/x86_sim.c).  What is simulated:
  * the MSRs, CPUID (module parameters), the NMI counter allocator and the
  * counting itself (debugfs pfm_x86_sim/tick advances the enabled
  * counters of the writing CPU; pfm_x86_sim/inject wraps counters while

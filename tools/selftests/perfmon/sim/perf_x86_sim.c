@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_perf_x86sim: pfm_perf's engine and x86 register map, the objects
- * pfm_perf.ko is made of on x86, on the SIMULATED perf PMU of the test
+ * pfm_perf_x86sim: pfm_perf's engine and x86 register map (pfm_pmu_lib's,
+ * which pfm_perf.ko runs on x86) on the SIMULATED perf PMU of the test
  * module pfm_perf_simpmu (perf_sim_pmu.c).  For tests only: no x86 PMU
  * is reachable under QEMU's TCG.  CPUID, which the vendor parts probe,
  * describes that PMU.  What is real: /dev/perfmon, the core, pfm_perf's
@@ -13,7 +13,7 @@
 #include <asm/perf_event.h>
 #include <asm/processor.h>
 
-#include "../x86/pfm_x86.h"
+#include "pfm_x86.h"
 #include "pfm_perf.h"
 #include "pfm_perf_sim.h"
 
@@ -22,7 +22,7 @@
 static struct pfm_perf_sim_shape psim;
 
 /* CPUID as the simulated PMU is, for the vendor parts. */
-bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
+static bool psim_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
 {
 	union cpuid10_eax a = { .full = 0 };
 	union cpuid10_edx d = { .full = 0 };
@@ -54,18 +54,18 @@ bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
 	return false;
 }
 
-u8 pfm_x86_vendor(void)
+static u8 psim_vendor(void)
 {
 	return psim.intel ? X86_VENDOR_INTEL : X86_VENDOR_AMD;
 }
 
-unsigned int pfm_x86_family(void)
+static unsigned int psim_family(void)
 {
 	return psim.intel ? 6 : 0x17;
 }
 
 /* The only MSR the vendor parts read: full-width writes exist. */
-int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
+static int psim_rdmsr_safe(u32 msr, u64 *value)
 {
 	if (!psim.intel || msr != MSR_IA32_PERF_CAPABILITIES)
 		return -EIO;
@@ -73,10 +73,26 @@ int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
 	return 0;
 }
 
-bool pfp_x86_perf_pmu(void)
+static const struct pfm_x86_hw psim_hw = {
+	.cpuid		= psim_cpuid,
+	.vendor		= psim_vendor,
+	.family		= psim_family,
+	.read_msr_safe	= psim_rdmsr_safe,
+};
+
+/* The x86 map on the simulated PMU, which perf drives. */
+static int psim_probe(struct pfm_pmu_config *pmu)
 {
-	return true;
+	return pfp_x86_probe(pmu, &psim_hw, true);
 }
+
+static const struct pfp_map psim_map = {
+	.probe	= psim_probe,
+	.pmc	= pfp_x86_pmc,
+	.attr	= pfp_x86_attr,
+};
+
+static unsigned int max_counters = 256;
 
 static int __init pfm_perf_x86sim_init(void)
 {
@@ -84,7 +100,7 @@ static int __init pfm_perf_x86sim_init(void)
 
 	if (ret)
 		return ret;
-	return pfp_init();
+	return pfp_init(THIS_MODULE, &psim_map, &max_counters);
 }
 
 static void __exit pfm_perf_x86sim_exit(void)
@@ -97,3 +113,4 @@ module_exit(pfm_perf_x86sim_exit);
 
 MODULE_DESCRIPTION("perfmon: pfm_perf's x86 map on a simulated perf PMU (tests only)");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(PERFMON_PMU_LIB);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfm_x86_sim: the x86 engine and the Intel or AMD vendor part, the same
- * objects pfm_intel_arch.ko and pfm_amd64.ko are made of, on a SIMULATED
- * PMU.  For tests only: no x86 PMU is reachable under QEMU's TCG.
+ * pfm_x86_sim: the x86 engine and the Intel or AMD vendor part that
+ * pfm_x86.ko runs (in pfm_pmu_lib), on a SIMULATED PMU.  For tests only:
+ * no x86 PMU is reachable under QEMU's TCG.
  *
- * The accessors of pfm_x86.h are routed to a per-CPU register file in
+ * Its accessors (struct pfm_x86_hw) are a per-CPU register file in
  * memory that behaves as the hardware does where the engine relies on
  * it: legacy Intel counter writes keep 32 bits sign-extended, full-width
  * aliases exist only with IA32_PERF_CAPABILITIES.FW_WRITE, global status
@@ -234,7 +234,7 @@ static bool sim_acknowledges(enum sim_kind k)
 	return k == SIM_CTR || k == SIM_LEGACY_CTR;
 }
 
-int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
+static int sim_hw_rdmsr_safe(u32 msr, u64 *value)
 {
 	enum sim_kind k;
 	u64 *r = sim_reg(msr, &k);
@@ -248,7 +248,7 @@ int pfm_x86_rdmsr_safe(u32 msr, u64 *value)
 	return 0;
 }
 
-int pfm_x86_wrmsr_safe(u32 msr, u64 value)
+static int sim_hw_wrmsr_safe(u32 msr, u64 value)
 {
 	enum sim_kind k;
 	u64 *r = sim_reg(msr, &k);
@@ -276,20 +276,20 @@ int pfm_x86_wrmsr_safe(u32 msr, u64 value)
 	return 0;
 }
 
-u64 pfm_x86_rdmsr(u32 msr)
+static u64 sim_hw_rdmsr(u32 msr)
 {
 	u64 v = 0;
 
-	WARN_ONCE(pfm_x86_rdmsr_safe(msr, &v), "rdmsr 0x%x faults\n", msr);
+	WARN_ONCE(sim_hw_rdmsr_safe(msr, &v), "rdmsr 0x%x faults\n", msr);
 	return v;
 }
 
-void pfm_x86_wrmsr(u32 msr, u64 value)
+static void sim_hw_wrmsr(u32 msr, u64 value)
 {
-	WARN_ONCE(pfm_x86_wrmsr_safe(msr, value), "wrmsr 0x%x faults\n", msr);
+	WARN_ONCE(sim_hw_wrmsr_safe(msr, value), "wrmsr 0x%x faults\n", msr);
 }
 
-bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
+static bool sim_hw_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
 {
 	*eax = 0;
 	*ebx = 0;
@@ -320,12 +320,12 @@ bool pfm_x86_cpuid(u32 leaf, u32 *eax, u32 *ebx, u32 *ecx, u32 *edx)
 	return false;
 }
 
-u8 pfm_x86_vendor(void)
+static u8 sim_hw_vendor(void)
 {
 	return sim_intel ? X86_VENDOR_INTEL : X86_VENDOR_AMD;
 }
 
-unsigned int pfm_x86_family(void)
+static unsigned int sim_hw_family(void)
 {
 	return sim_intel ? 6 : 0x17;
 }
@@ -343,7 +343,7 @@ static unsigned int sim_alloc_bit(u32 msr)
 					msr - MSR_K7_EVNTSEL0;
 }
 
-bool pfm_x86_reserve(u32 ctr_msr, u32 sel_msr)
+static bool sim_hw_reserve(u32 ctr_msr, u32 sel_msr)
 {
 	if (test_and_set_bit(sim_alloc_bit(ctr_msr), sim_ctr_owned))
 		return false;
@@ -353,36 +353,53 @@ bool pfm_x86_reserve(u32 ctr_msr, u32 sel_msr)
 	return false;
 }
 
-void pfm_x86_release(u32 ctr_msr, u32 sel_msr)
+static void sim_hw_release(u32 ctr_msr, u32 sel_msr)
 {
 	clear_bit(sim_alloc_bit(sel_msr), sim_sel_owned);
 	clear_bit(sim_alloc_bit(ctr_msr), sim_ctr_owned);
 }
 
-void pfm_x86_lvtpc_nmi(void)
+static void sim_hw_lvtpc_nmi(void)
 {
 	this_cpu_write(sim_cpu.lvtpc, APIC_DM_NMI);
 }
 
-int pfm_x86_nmi_register(void)
+static int sim_hw_nmi_register(void)
 {
 	return register_nmi_handler(NMI_LOCAL, pfm_x86_nmi, 0, "perfmon-sim");
 }
 
-void pfm_x86_nmi_unregister(void)
+static void sim_hw_nmi_unregister(void)
 {
 	unregister_nmi_handler(NMI_LOCAL, "perfmon-sim");
 }
 
-bool pfm_x86_pce(void)
+static bool sim_hw_pce(void)
 {
 	return this_cpu_read(sim_cpu.pce);
 }
 
-void pfm_x86_set_pce(bool on)
+static void sim_hw_set_pce(bool on)
 {
 	this_cpu_write(sim_cpu.pce, on);
 }
+
+static const struct pfm_x86_hw sim_hw = {
+	.read_msr	= sim_hw_rdmsr,
+	.write_msr	= sim_hw_wrmsr,
+	.read_msr_safe	= sim_hw_rdmsr_safe,
+	.write_msr_safe	= sim_hw_wrmsr_safe,
+	.cpuid		= sim_hw_cpuid,
+	.vendor		= sim_hw_vendor,
+	.family		= sim_hw_family,
+	.reserve	= sim_hw_reserve,
+	.release	= sim_hw_release,
+	.lvtpc_nmi	= sim_hw_lvtpc_nmi,
+	.nmi_register	= sim_hw_nmi_register,
+	.nmi_unregister	= sim_hw_nmi_unregister,
+	.pce		= sim_hw_pce,
+	.set_pce	= sim_hw_set_pce,
+};
 
 /* Advance one counter; true when it wrapped. */
 static bool sim_advance(u64 *ctr, unsigned int width, u64 n)
@@ -590,7 +607,7 @@ static int __init pfm_x86_sim_init(void)
 		__set_bit(perf_holds, sim_ctr_owned);
 		__set_bit(perf_holds, sim_sel_owned);
 	}
-	ret = pfm_x86_init(&sim_pmu, THIS_MODULE,
+	ret = pfm_x86_init(&sim_pmu, THIS_MODULE, &sim_hw,
 			   sim_intel ? pfm_intel_arch_probe : pfm_amd64_probe);
 	if (ret) {
 		sim_check_released();
@@ -617,3 +634,4 @@ module_exit(pfm_x86_sim_exit);
 
 MODULE_DESCRIPTION("perfmon: x86 descriptions on a simulated PMU (tests only)");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(PERFMON_PMU_LIB);
