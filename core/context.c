@@ -201,14 +201,14 @@ void pfm_free_dead_sets(struct pfm_context *ctx)
  * the rule written values obey.  pfm_pmu_register() made sure the
  * variant exists and needs nothing.
  */
-static u64 pfm_pmc_start_val(const struct pfm_pmu_config *pmu, u16 i,
+static u64 pfm_pmc_start_val(const struct pfm_pmu *pmu, u16 i,
 			     u32 priv)
 {
-	u64 v = pmu->pmc_desc[i].dfl_val;
+	u64 v = pmu->conf->pmc_desc[i].dfl_val;
 
-	if (pmu->pmc_priv && test_bit(i, pmu->impl_pmcs) &&
-	    (pmu->pmc_priv(pmu, i, v) & ~priv))
-		v = pmu->pmc_user_val(pmu, i, v);
+	if (pmu->conf->pmc_priv && test_bit(i, pmu->impl_pmcs) &&
+	    (pmu->conf->pmc_priv(pmu->conf, i, v) & ~priv))
+		v = pmu->conf->pmc_user_val(pmu->conf, i, v);
 	return v;
 }
 
@@ -217,7 +217,7 @@ static u64 pfm_pmc_start_val(const struct pfm_pmu_config *pmu, u16 i,
  * value for a context with privileges @priv (PFM_PMC_PRIV_*).  May
  * sleep: call without the context lock.
  */
-struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
+struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu *pmu,
 					  u16 id, u32 priv)
 {
 	struct pfm_event_set *set;

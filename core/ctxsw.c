@@ -75,19 +75,19 @@ static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
 /* Write the set into this CPU's PMU; unused counters start at zero. */
 static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	unsigned int i;
 	u64 v;
 
 	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
-		pmu->write_pmc(pmu, ctx->vpmu, i, set->pmcs[i]);
+		pmu->conf->write_pmc(pmu->conf, ctx->vpmu, i, set->pmcs[i]);
 	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
-		if (pmu->pmd_desc[i].type & PFM_REGT_RO)
+		if (pmu->conf->pmd_desc[i].type & PFM_REGT_RO)
 			continue;
 		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
 		if (test_bit(i, pmu->cnt_pmds))
 			v &= pmu->ovfl_mask;
-		pmu->write_pmd(pmu, ctx->vpmu, i, v);
+		pmu->conf->write_pmd(pmu->conf, ctx->vpmu, i, v);
 	}
 }
 
@@ -138,14 +138,14 @@ static void pfm_switch_timer_stop(struct pfm_context *ctx)
 static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 
 	if (ctx->counting || !ctx->started || ctx->state != PFM_CTX_LOADED ||
 	    ctx->throttled)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
-	pmu->start(pmu, ctx->vpmu);
+	pmu->conf->start(pmu->conf, ctx->vpmu);
 	pfm_switch_timer_start(ctx);
 }
 
@@ -176,14 +176,14 @@ void pfm_ctx_resume(struct pfm_context *ctx)
 void pfm_ctx_sched_in(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
 	pfm_set_load_hw(ctx, ctx->active_set);
-	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, ctx->vpmu, ctx->drv_cfg);
+	if (pmu->conf->num_cfg)
+		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	/* Inline: every context switch of a counting thread passes here. */
@@ -202,13 +202,13 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 void pfm_ctx_halt(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	u64 ran;
 
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->counting)
 		return;
-	pmu->stop(pmu, ctx->vpmu);
+	pmu->conf->stop(pmu->conf, ctx->vpmu);
 	ran = local_clock() - ctx->live_since;
 	ctx->active_set->duration += ran;
 	ctx->sets_duration += ran;
@@ -225,7 +225,7 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 void pfm_ctx_sched_out(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu != smp_processor_id()))
@@ -233,8 +233,8 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	pfm_ctx_halt(ctx);
 	pfm_set_save_hw(ctx, ctx->active_set);
 	/* The next thread on this CPU must not inherit the settings. */
-	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, ctx->vpmu, NULL);
+	if (pmu->conf->num_cfg)
+		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, NULL);
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
 	pfm_upage_update(ctx);
@@ -323,7 +323,7 @@ void pfm_cpu_pm_save(struct pfm_pmu_config *pmu)
 	struct pfm_context *ctx = this_cpu_read(pfm_cpu_ctx);
 
 	lockdep_assert_irqs_disabled();
-	if (!ctx || ctx->pmu != pmu)
+	if (!ctx || ctx->pmu->conf != pmu)
 		return;
 	raw_spin_lock(&ctx->lock);
 	if (ctx->counting)
@@ -349,7 +349,7 @@ void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu)
 	struct pfm_context *ctx = this_cpu_read(pfm_cpu_ctx);
 
 	lockdep_assert_irqs_disabled();
-	if (!ctx || ctx->pmu != pmu)
+	if (!ctx || ctx->pmu->conf != pmu)
 		return;
 	raw_spin_lock(&ctx->lock);
 	pfm_set_load_hw(ctx, ctx->active_set);

@@ -18,7 +18,7 @@
 
 /* The description and flags of a created context, or -EBADFD. */
 static int pfm_cfg_ctx(struct pfm_context *ctx,
-		       struct pfm_pmu_config **pmu, u32 *ctx_flags)
+		       struct pfm_pmu **pmu, u32 *ctx_flags)
 {
 	unsigned long flags;
 	int ret;
@@ -32,16 +32,16 @@ static int pfm_cfg_ctx(struct pfm_context *ctx,
 	return ret;
 }
 
-static u32 pfm_cfg_entry_check(const struct pfm_pmu_config *pmu,
+static u32 pfm_cfg_entry_check(const struct pfm_pmu *pmu,
 			       const struct pfarg_drv_cfg *req, bool set,
 			       u32 ctx_flags)
 {
 	if (req->cfg_reserved1 || (req->cfg_flags & ~PFM_REG_RETFL_MASK) ||
 	    memchr_inv(req->cfg_reserved2, 0, sizeof(req->cfg_reserved2)))
 		return PFM_REG_RETFL_EFLAGS;
-	if (req->cfg_num >= pmu->num_cfg)
+	if (req->cfg_num >= pmu->conf->num_cfg)
 		return PFM_REG_RETFL_NOTAVAIL;
-	if (set && pmu->cfg_check(pmu, req->cfg_num, req->cfg_value, ctx_flags))
+	if (set && pmu->conf->cfg_check(pmu->conf, req->cfg_num, req->cfg_value, ctx_flags))
 		return PFM_REG_RETFL_EINVAL;
 	return 0;
 }
@@ -51,7 +51,7 @@ static int pfm_cfg_check_all(struct pfm_context *ctx,
 			     struct pfarg_drv_cfg *req, unsigned int count,
 			     bool set)
 {
-	struct pfm_pmu_config *pmu;
+	struct pfm_pmu *pmu;
 	unsigned int i;
 	u32 flags, err;
 	int ret;
@@ -157,10 +157,10 @@ int pfm_get_drv_config(struct pfm_context *ctx, struct pfarg_drv_cfg *req,
 void pfm_cfg_init(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 	u16 i;
 
 	lockdep_assert_held(&ctx->lock);
-	for (i = 0; i < pmu->num_cfg; i++)
-		ctx->drv_cfg[i] = pmu->cfg_desc[i].dfl_val;
+	for (i = 0; i < pmu->conf->num_cfg; i++)
+		ctx->drv_cfg[i] = pmu->conf->cfg_desc[i].dfl_val;
 }

@@ -43,7 +43,7 @@ static struct tracepoint *pfm_exec_tp;
  * dumpable by its owner: perf_event_exit_task() in begin_new_exec()),
  * while the context stays (its creator had CAP_SYS_PTRACE): a
  * description over perf counters makes them again (@ctx_sync of
- * struct pfm_pmu_config), so that the image's first instruction counts.
+ * struct pfm_pmu), so that the image's first instruction counts.
  */
 static void pfm_hook_resync_fn(struct callback_head *cb)
 {

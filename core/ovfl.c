@@ -57,7 +57,7 @@ void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		   unsigned int i, bool long_reset, bool live)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	DECLARE_BITMAP(reset, PFM_MAX_PMDS);
 	struct pfm_pmd *pmd;
 	unsigned int j;
@@ -72,7 +72,7 @@ void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		pmd->lval = pmd->value;
 		/* A held counter takes its value when a trigger releases it. */
 		if (live && !test_bit(j, set->held_pmds))
-			pmu->write_pmd(pmu, ctx->vpmu, j, pmd->value & pmu->ovfl_mask);
+			pmu->conf->write_pmd(pmu->conf, ctx->vpmu, j, pmd->value & pmu->ovfl_mask);
 	}
 }
 
@@ -98,7 +98,7 @@ static void pfm_triggers(struct pfm_context *ctx, struct pfm_event_set *set,
 			 const unsigned long *ovfl)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	DECLARE_BITMAP(start, 64);
 	DECLARE_BITMAP(stop, 64);
 	u64 start64 = 0, stop64 = 0;
@@ -121,7 +121,7 @@ static void pfm_triggers(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 	for_each_set_bit(i, start, 64) {
 		if (test_and_clear_bit(i, set->held_pmds))
-			pmu->write_pmd(pmu, ctx->vpmu, i,
+			pmu->conf->write_pmd(pmu->conf, ctx->vpmu, i,
 				       set->pmds[i].value & pmu->ovfl_mask);
 	}
 }
@@ -133,13 +133,13 @@ static void pfm_triggers(struct pfm_context *ctx, struct pfm_event_set *set,
 static bool pfm_pmd_carry(struct pfm_context *ctx, struct pfm_event_set *set,
 			  unsigned int i)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	struct pfm_pmd *pmd = &set->pmds[i];
 	u64 upper;
 
 	/* For a 64-bit wide counter, ovfl_mask + 1 is 0: every wrap counts. */
 	upper = (pmd->value & ~pmu->ovfl_mask) + pmu->ovfl_mask + 1;
-	pmd->value = upper | (pmu->read_pmd(pmu, ctx->vpmu, i) & pmu->ovfl_mask);
+	pmd->value = upper | (pmu->conf->read_pmd(pmu->conf, ctx->vpmu, i) & pmu->ovfl_mask);
 	return !upper;
 }
 

@@ -138,6 +138,34 @@ struct completion;
 #define PFM_MSGS_COUNT	64
 
 /**
+ * struct pfm_pmu - the registered description, as the core knows it
+ * @conf: the description its module registered; the core reads it and
+ *        calls its ops with it, and never writes to it
+ * @impl_pmcs: implemented PMCs
+ * @impl_pmds: implemented PMDs
+ * @cnt_pmds: implemented PMDs that are counters
+ * @num_pmcs: number of implemented PMCs
+ * @num_pmds: number of implemented PMDs
+ * @max_pmc: highest implemented PMC plus one
+ * @max_pmd: highest implemented PMD plus one
+ * @ovfl_mask: mask of the bits a hardware counter implements
+ *
+ * Derived at registration (core/pmu.c); constant while any context
+ * holds the description's module.
+ */
+struct pfm_pmu {
+	struct pfm_pmu_config *conf;
+	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
+	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
+	DECLARE_BITMAP(cnt_pmds, PFM_MAX_PMDS);
+	u16 num_pmcs;
+	u16 num_pmds;
+	u16 max_pmc;
+	u16 max_pmd;
+	u64 ovfl_mask;
+};
+
+/**
  * struct pfm_context - one monitoring context (one open /dev/perfmon)
  * @lock: guards every field below except those marked otherwise
  * @refs: references: the open file, pending works
@@ -222,7 +250,7 @@ struct completion;
  * @ops: what the layers above the object do at its thread's end and at
  *       its free (set at allocation, then constant)
  * @vpmu: a virtual description's state for this context (@ctx_alloc of
- *        struct pfm_pmu_config; set at creation, then constant), or NULL
+ *        struct pfm_pmu; set at creation, then constant), or NULL
  * @vpmu_mutex: orders the virtual description's @ctx_sync calls, so
  *              that the last one sees the context as it is (own lock)
  * @resync_work: syncs @vpmu on pfm_wq after its CPU came back online
@@ -234,7 +262,7 @@ struct pfm_context {
 	struct rcu_head rcu;
 	enum pfm_ctx_state state;
 	u32 flags;
-	struct pfm_pmu_config *pmu;
+	struct pfm_pmu *pmu;
 	struct list_head sets;
 	unsigned int nr_sets;
 	u64 sets_duration;
@@ -337,10 +365,10 @@ static inline void pfm_current_ids(struct pfm_context *ctx, u32 *pid,
  */
 
 /* Foundations. core/pmu.c: the registered description */
-struct pfm_pmu_config *pfm_pmu_get(void);
-struct pfm_pmu_config *pfm_pmu_get_or_load(void);
+struct pfm_pmu *pfm_pmu_get(void);
+struct pfm_pmu *pfm_pmu_get_or_load(void);
 const char *pfm_pmu_choice_name(void);
-void pfm_pmu_put(struct pfm_pmu_config *pmu);
+void pfm_pmu_put(struct pfm_pmu *pmu);
 int pfm_pmu_notifier_register(struct notifier_block *nb);
 void pfm_pmu_notifier_unregister(struct notifier_block *nb);
 /* pfm_pmu_notifier_register()'s events; the data is the description. */
@@ -367,7 +395,7 @@ struct pfm_context *pfm_ctx_alloc(const struct pfm_ctx_ops *ops,
 void pfm_ctx_get(struct pfm_context *ctx);
 void pfm_ctx_put(struct pfm_context *ctx);
 void pfm_ctx_put_async(struct pfm_context *ctx);
-struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu_config *pmu,
+struct pfm_event_set *pfm_event_set_alloc(const struct pfm_pmu *pmu,
 					  u16 id, u32 priv);
 void pfm_event_set_free(struct pfm_event_set *set);
 void pfm_free_dead_sets(struct pfm_context *ctx);
@@ -433,7 +461,7 @@ static inline u64 pfm_pmd_read_hw(struct pfm_context *ctx,
 				  struct pfm_event_set *set, unsigned int i)
 	__must_hold(&ctx->lock)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	struct pfm_pmd *pmd = &set->pmds[i];
 	u64 hw, mask;
 
@@ -441,7 +469,7 @@ static inline u64 pfm_pmd_read_hw(struct pfm_context *ctx,
 		return pmd->value;
 	/* Before the call: less to keep across it. */
 	mask = test_bit(i, pmu->cnt_pmds) ? pmu->ovfl_mask : ~0ULL;
-	hw = pmu->read_pmd(pmu, ctx->vpmu, i);
+	hw = pmu->conf->read_pmd(pmu->conf, ctx->vpmu, i);
 	return (pmd->value & ~mask) | (hw & mask);
 }
 

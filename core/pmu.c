@@ -18,7 +18,9 @@
 static DEFINE_MUTEX(pfm_pmu_mutex);
 /* Told of descriptions as they come and go: /sys/kernel/perfmon. */
 static BLOCKING_NOTIFIER_HEAD(pfm_pmu_chain);
-static struct pfm_pmu_config *pfm_pmu;
+/* The registered description, as the core derives it; NULL: none. */
+static struct pfm_pmu pfm_pmu_slot;
+static struct pfm_pmu *pfm_pmu;
 
 static bool pfm_regmap_valid(const struct pfm_regmap_desc *d, u16 n,
 			     const char *kind)
@@ -36,33 +38,30 @@ static bool pfm_regmap_valid(const struct pfm_regmap_desc *d, u16 n,
 	return true;
 }
 
-/* Derive the bitmaps and counts the core uses from the tables. */
-static void pfm_pmu_derive(struct pfm_pmu_config *pmu)
+/* Derive the bitmaps and counts the core uses from @conf's tables. */
+static void pfm_pmu_derive(struct pfm_pmu *pmu, struct pfm_pmu_config *conf)
 {
 	u16 i;
 
-	bitmap_zero(pmu->impl_pmcs, PFM_MAX_PMCS);
-	bitmap_zero(pmu->impl_pmds, PFM_MAX_PMDS);
-	bitmap_zero(pmu->cnt_pmds, PFM_MAX_PMDS);
-	pmu->max_pmc = 0;
-	pmu->max_pmd = 0;
-	for (i = 0; i < pmu->num_pmc_entries; i++) {
-		if (pmu->pmc_desc[i].type & PFM_REGT_IMPL) {
+	memset(pmu, 0, sizeof(*pmu));
+	pmu->conf = conf;
+	for (i = 0; i < conf->num_pmc_entries; i++) {
+		if (conf->pmc_desc[i].type & PFM_REGT_IMPL) {
 			__set_bit(i, pmu->impl_pmcs);
 			pmu->max_pmc = i + 1;
 		}
 	}
-	for (i = 0; i < pmu->num_pmd_entries; i++) {
-		if (!(pmu->pmd_desc[i].type & PFM_REGT_IMPL))
+	for (i = 0; i < conf->num_pmd_entries; i++) {
+		if (!(conf->pmd_desc[i].type & PFM_REGT_IMPL))
 			continue;
 		__set_bit(i, pmu->impl_pmds);
-		if (pmu->pmd_desc[i].type & PFM_REGT_CNTR)
+		if (conf->pmd_desc[i].type & PFM_REGT_CNTR)
 			__set_bit(i, pmu->cnt_pmds);
 		pmu->max_pmd = i + 1;
 	}
 	pmu->num_pmcs = bitmap_weight(pmu->impl_pmcs, PFM_MAX_PMCS);
 	pmu->num_pmds = bitmap_weight(pmu->impl_pmds, PFM_MAX_PMDS);
-	pmu->ovfl_mask = GENMASK_ULL(pmu->counter_width - 1, 0);
+	pmu->ovfl_mask = pfm_pmu_ovfl_mask(conf);
 }
 
 /*
@@ -130,15 +129,16 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	mutex_lock(&pfm_pmu_mutex);
 	if (pfm_pmu) {
 		pr_err("cannot register PMU %s: %s is registered; unload its module first\n",
-		       pmu->pmu_name, pfm_pmu->pmu_name);
+		       pmu->pmu_name, pfm_pmu->conf->pmu_name);
 		ret = -EBUSY;
 	} else {
-		pfm_pmu_derive(pmu);
-		pfm_pmu = pmu;
+		/* No context holds the last one: its module was unloaded. */
+		pfm_pmu_derive(&pfm_pmu_slot, pmu);
+		pfm_pmu = &pfm_pmu_slot;
 		blocking_notifier_call_chain(&pfm_pmu_chain,
-					     PFM_PMU_REGISTERED, pmu);
+					     PFM_PMU_REGISTERED, pfm_pmu);
 		pr_info("PMU %s registered: %u PMCs, %u PMDs, %u-bit counters\n",
-			pmu->pmu_name, pmu->num_pmcs, pmu->num_pmds,
+			pmu->pmu_name, pfm_pmu->num_pmcs, pfm_pmu->num_pmds,
 			pmu->counter_width);
 	}
 	mutex_unlock(&pfm_pmu_mutex);
@@ -158,9 +158,9 @@ EXPORT_SYMBOL_GPL(pfm_pmu_register);
 void pfm_pmu_unregister(struct pfm_pmu_config *pmu)
 {
 	mutex_lock(&pfm_pmu_mutex);
-	if (pfm_pmu == pmu) {
+	if (pfm_pmu && pfm_pmu->conf == pmu) {
 		blocking_notifier_call_chain(&pfm_pmu_chain,
-					     PFM_PMU_UNREGISTERED, pmu);
+					     PFM_PMU_UNREGISTERED, pfm_pmu);
 		pfm_pmu = NULL;
 		pr_info("PMU %s unregistered\n", pmu->pmu_name);
 	}
@@ -194,13 +194,13 @@ void pfm_pmu_notifier_unregister(struct notifier_block *nb)
  * Return: the description, or NULL when none is registered (or its module
  * is going away).
  */
-struct pfm_pmu_config *pfm_pmu_get(void)
+struct pfm_pmu *pfm_pmu_get(void)
 {
-	struct pfm_pmu_config *pmu;
+	struct pfm_pmu *pmu;
 
 	mutex_lock(&pfm_pmu_mutex);
 	pmu = pfm_pmu;
-	if (pmu && !try_module_get(pmu->owner))
+	if (pmu && !try_module_get(pmu->conf->owner))
 		pmu = NULL;
 	mutex_unlock(&pfm_pmu_mutex);
 	return pmu;
@@ -305,9 +305,9 @@ unlock:
  * Context: process context; may sleep (it may run modprobe).
  * Return: the description, referenced, or NULL when none could load.
  */
-struct pfm_pmu_config *pfm_pmu_get_or_load(void)
+struct pfm_pmu *pfm_pmu_get_or_load(void)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_get();
+	struct pfm_pmu *pmu = pfm_pmu_get();
 
 	if (pmu)
 		return pmu;
@@ -325,9 +325,9 @@ const char *pfm_pmu_choice_name(void)
 	return pfm_pmu_choices[READ_ONCE(pfm_pmu_choice)];
 }
 
-void pfm_pmu_put(struct pfm_pmu_config *pmu)
+void pfm_pmu_put(struct pfm_pmu *pmu)
 {
-	module_put(pmu->owner);
+	module_put(pmu->conf->owner);
 }
 
 /*
@@ -336,13 +336,13 @@ void pfm_pmu_put(struct pfm_pmu_config *pmu)
  */
 int pfm_pmu_info(struct pfarg_pmu_info *info)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_get_or_load();
+	struct pfm_pmu *pmu = pfm_pmu_get_or_load();
 
 	if (!pmu)
 		return -ENODEV;
 	memset(info, 0, sizeof(*info));
-	strscpy(info->pmu_name, pmu->pmu_name, sizeof(info->pmu_name));
-	info->pmu_counter_width = pmu->counter_width;
+	strscpy(info->pmu_name, pmu->conf->pmu_name, sizeof(info->pmu_name));
+	info->pmu_counter_width = pmu->conf->counter_width;
 	info->pmu_num_pmcs = pmu->num_pmcs;
 	info->pmu_num_pmds = pmu->num_pmds;
 	info->pmu_max_pmc = pmu->max_pmc;
@@ -363,7 +363,7 @@ static void pfm_reg_info_clear(struct pfarg_reg_info *r)
 	memset(r->info_name, 0, sizeof(r->info_name));
 }
 
-static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
+static int pfm_reg_info_one(const struct pfm_pmu *pmu,
 			    struct pfarg_reg_info *r)
 {
 	const struct pfm_regmap_desc *d = NULL;
@@ -377,15 +377,15 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
 	switch (r->info_kind) {
 	case PFM_REG_KIND_PMC:
 		if (r->info_num < pmu->max_pmc)
-			d = &pmu->pmc_desc[r->info_num];
+			d = &pmu->conf->pmc_desc[r->info_num];
 		break;
 	case PFM_REG_KIND_PMD:
 		if (r->info_num < pmu->max_pmd)
-			d = &pmu->pmd_desc[r->info_num];
+			d = &pmu->conf->pmd_desc[r->info_num];
 		break;
 	case PFM_REG_KIND_CFG:
-		if (r->info_num < pmu->num_cfg)
-			d = &pmu->cfg_desc[r->info_num];
+		if (r->info_num < pmu->conf->num_cfg)
+			d = &pmu->conf->cfg_desc[r->info_num];
 		break;
 	default:
 		r->info_flags = PFM_REG_RETFL_EINVAL;
@@ -418,7 +418,7 @@ static int pfm_reg_info_one(const struct pfm_pmu_config *pmu,
  */
 int pfm_pmu_reg_info(struct pfarg_reg_info *req, unsigned int count)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_get_or_load();
+	struct pfm_pmu *pmu = pfm_pmu_get_or_load();
 	unsigned int i;
 	int ret = 0;
 

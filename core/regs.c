@@ -14,7 +14,7 @@
 #include "perfmon.h"
 
 /* Is every bit of the PFM_PMD_BV vector @v an implemented PMD? */
-static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
+static bool pfm_pmd_mask_valid(const struct pfm_pmu *pmu, const u64 *v)
 {
 	DECLARE_BITMAP(mask, PFM_MAX_PMDS);
 
@@ -23,7 +23,7 @@ static bool pfm_pmd_mask_valid(const struct pfm_pmu_config *pmu, const u64 *v)
 }
 
 /* Does trigger mask @m (PMDs 0-63) name counters only? */
-static bool pfm_trigger_mask_valid(const struct pfm_pmu_config *pmu, u64 m)
+static bool pfm_trigger_mask_valid(const struct pfm_pmu *pmu, u64 m)
 {
 	DECLARE_BITMAP(mask, 64);
 
@@ -39,12 +39,12 @@ static u32 pfm_pmc_priv_check(struct pfm_context *ctx,
 			      const struct pfarg_pmc *req)
 	__must_hold(&ctx->lock)
 {
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 	u32 missing;
 
-	if (!pmu->pmc_priv)
+	if (!pmu->conf->pmc_priv)
 		return 0;
-	missing = pmu->pmc_priv(pmu, req->reg_num, req->reg_value) & ~ctx->priv;
+	missing = pmu->conf->pmc_priv(pmu->conf, req->reg_num, req->reg_value) & ~ctx->priv;
 	if (!missing)
 		return 0;
 	pfm_perm_pmc_refused(req->reg_num, missing);
@@ -55,7 +55,7 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 			 struct pfm_event_set **setp)
 	__must_hold(&ctx->lock)
 {
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 	const struct pfm_regmap_desc *d;
 
 	if (memchr_inv(req->reg_reserved2, 0, sizeof(req->reg_reserved2)) ||
@@ -67,11 +67,11 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 	*setp = pfm_find_set(ctx, req->reg_set);
 	if (!*setp)
 		return PFM_REG_RETFL_NOSET;
-	d = &pmu->pmc_desc[req->reg_num];
+	d = &pmu->conf->pmc_desc[req->reg_num];
 	if ((req->reg_value ^ d->dfl_val) & d->rsvd_msk)
 		return PFM_REG_RETFL_EINVAL;
-	if (pmu->pmc_write_check &&
-	    pmu->pmc_write_check(pmu, req->reg_num, req->reg_value))
+	if (pmu->conf->pmc_write_check &&
+	    pmu->conf->pmc_write_check(pmu->conf, req->reg_num, req->reg_value))
 		return PFM_REG_RETFL_EINVAL;
 	return pfm_pmc_priv_check(ctx, req);
 }
@@ -144,7 +144,7 @@ static u32 pfm_pmd_check_common(struct pfm_context *ctx,
 				struct pfm_event_set **setp)
 	__must_hold(&ctx->lock)
 {
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 
 	/*
 	 * reg_random_seed: obsolete in perfmon2 v2.8, which ignored it.
@@ -186,7 +186,7 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 			       struct pfm_event_set **setp)
 	__must_hold(&ctx->lock)
 {
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 	const u32 cntr_flags = PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM |
 			       PFM_REGFL_CALLCHAIN | PFM_REGFL_FREQ |
 			       PFM_REGFL_KCALLCHAIN;
@@ -198,7 +198,7 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 	err = pfm_pmd_check_common(ctx, req, setp);
 	if (err)
 		return err;
-	if (pmu->pmd_desc[req->reg_num].type & PFM_REGT_RO)
+	if (pmu->conf->pmd_desc[req->reg_num].type & PFM_REGT_RO)
 		return PFM_REG_RETFL_NOTAVAIL;
 
 	/* Overflow attributes only make sense on a counter. */

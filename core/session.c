@@ -56,57 +56,57 @@ static struct pfm_context *pfm_task_ctx(struct task_struct *task)
  * first session to the last.  Written under the hotplug read lock, read
  * by the hotplug callbacks (which run under its write side).
  */
-static struct pfm_pmu_config *pfm_pmu_live;
+static struct pfm_pmu *pfm_pmu_live;
 
 static void pfm_cpu_setup_ipi(void *info)
 {
-	struct pfm_pmu_config *pmu = info;
+	struct pfm_pmu *pmu = info;
 
-	pmu->cpu_setup(pmu);
+	pmu->conf->cpu_setup(pmu->conf);
 }
 
 static void pfm_cpu_teardown_ipi(void *info)
 {
-	struct pfm_pmu_config *pmu = info;
+	struct pfm_pmu *pmu = info;
 
-	pmu->cpu_teardown(pmu);
+	pmu->conf->cpu_teardown(pmu->conf);
 }
 
-static int pfm_pmu_acquire(struct pfm_pmu_config *pmu)
+static int pfm_pmu_acquire(struct pfm_pmu *pmu)
 {
 	int ret;
 
 	lockdep_assert_held(&pfm_sessions_mutex);
 	if (pfm_task_sessions + pfm_sys_sessions)
 		return 0;
-	if (pmu->acquire) {
-		ret = pmu->acquire(pmu);
+	if (pmu->conf->acquire) {
+		ret = pmu->conf->acquire(pmu->conf);
 		if (ret) {
 			pr_info_ratelimited("PMU %s busy (%d): see the description module's log line\n",
-					    pmu->pmu_name, ret);
+					    pmu->conf->pmu_name, ret);
 			return ret;
 		}
 	}
 	cpus_read_lock();
-	if (pmu->cpu_setup)
+	if (pmu->conf->cpu_setup)
 		on_each_cpu(pfm_cpu_setup_ipi, pmu, 1);
 	pfm_pmu_live = pmu;
 	cpus_read_unlock();
 	return 0;
 }
 
-static void pfm_pmu_release(struct pfm_pmu_config *pmu)
+static void pfm_pmu_release(struct pfm_pmu *pmu)
 {
 	lockdep_assert_held(&pfm_sessions_mutex);
 	if (pfm_task_sessions + pfm_sys_sessions)
 		return;
 	cpus_read_lock();
-	if (pmu->cpu_teardown)
+	if (pmu->conf->cpu_teardown)
 		on_each_cpu(pfm_cpu_teardown_ipi, pmu, 1);
 	pfm_pmu_live = NULL;
 	cpus_read_unlock();
-	if (pmu->release)
-		pmu->release(pmu);
+	if (pmu->conf->release)
+		pmu->conf->release(pmu->conf);
 }
 
 /**
@@ -327,13 +327,13 @@ static void pfm_ctx_cpu_up_resync(struct pfm_context *ctx)
 
 static int pfm_cpu_online(unsigned int cpu)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_live;
+	struct pfm_pmu *pmu = pfm_pmu_live;
 	unsigned long flags;
 
 	/* The PMU first: the context reloaded next relies on it. */
-	if (pmu && pmu->cpu_setup) {
+	if (pmu && pmu->conf->cpu_setup) {
 		local_irq_save(flags);
-		pmu->cpu_setup(pmu);
+		pmu->conf->cpu_setup(pmu->conf);
 		local_irq_restore(flags);
 	}
 	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up_resync);
@@ -341,13 +341,13 @@ static int pfm_cpu_online(unsigned int cpu)
 
 static int pfm_cpu_offline(unsigned int cpu)
 {
-	struct pfm_pmu_config *pmu = pfm_pmu_live;
+	struct pfm_pmu *pmu = pfm_pmu_live;
 	unsigned long flags;
 
 	pfm_cpu_hotplug(cpu, pfm_ctx_cpu_down);
-	if (pmu && pmu->cpu_teardown) {
+	if (pmu && pmu->conf->cpu_teardown) {
 		local_irq_save(flags);
-		pmu->cpu_teardown(pmu);
+		pmu->conf->cpu_teardown(pmu->conf);
 		local_irq_restore(flags);
 	}
 	return 0;

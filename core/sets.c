@@ -376,7 +376,7 @@ static int __pfm_getinfo_evtsets(struct pfm_context *ctx, void *info)
 	const struct pfm_array *arr = info;
 	struct pfarg_setinfo *req = arr->req;
 	unsigned int count = arr->count;
-	const struct pfm_pmu_config *pmu = ctx->pmu;
+	const struct pfm_pmu *pmu = ctx->pmu;
 	struct pfm_event_set *set;
 	struct pfarg_setinfo *r;
 	unsigned int i;

@@ -130,24 +130,24 @@ static const struct attribute_group pfm_pmu_group = {
 };
 
 /* The description shown; set and cleared under pfm_pmu_mutex. */
-static struct pfm_pmu_config *pfm_sysfs_pmu;
+static struct pfm_pmu *pfm_sysfs_pmu;
 
 static ssize_t model_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%s\n", pfm_sysfs_pmu->pmu_name);
+	return sysfs_emit(buf, "%s\n", pfm_sysfs_pmu->conf->pmu_name);
 }
 
 static ssize_t counter_width_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->counter_width);
+	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->conf->counter_width);
 }
 
 static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%s\n", module_name(pfm_sysfs_pmu->owner));
+	return sysfs_emit(buf, "%s\n", module_name(pfm_sysfs_pmu->conf->owner));
 }
 
 /**
@@ -182,7 +182,7 @@ static void pfm_sysfs_free_events(struct attribute_group *grp)
 	kfree(grp);
 }
 
-static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu_config *pmu)
+static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu *pmu)
 {
 	struct attribute_group *grp;
 	struct pfm_event_attr *ev;
@@ -192,29 +192,29 @@ static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu_config *pmu
 	if (!grp)
 		return NULL;
 	grp->name = "events";
-	grp->attrs = kcalloc(pmu->num_events + 1, sizeof(*grp->attrs),
+	grp->attrs = kcalloc(pmu->conf->num_events + 1, sizeof(*grp->attrs),
 			     GFP_KERNEL);
-	ev = kcalloc(pmu->num_events, sizeof(*ev), GFP_KERNEL);
+	ev = kcalloc(pmu->conf->num_events, sizeof(*ev), GFP_KERNEL);
 	if (!grp->attrs || !ev) {
 		kfree(ev);
 		pfm_sysfs_free_events(grp);
 		return NULL;
 	}
-	for (i = 0; i < pmu->num_events; i++) {
+	for (i = 0; i < pmu->conf->num_events; i++) {
 		sysfs_attr_init(&ev[i].attr.attr);
-		ev[i].attr.attr.name = pmu->events[i].name;
+		ev[i].attr.attr.name = pmu->conf->events[i].name;
 		ev[i].attr.attr.mode = 0444;
 		ev[i].attr.show = pfm_event_show;
-		ev[i].code = pmu->events[i].code;
+		ev[i].code = pmu->conf->events[i].code;
 		grp->attrs[i] = &ev[i].attr.attr;
 	}
 	return grp;
 }
 
 /* Add pmu_desc/events/ when the description names events. */
-static void pfm_sysfs_add_events(struct pfm_pmu_config *pmu)
+static void pfm_sysfs_add_events(struct pfm_pmu *pmu)
 {
-	if (!pmu->num_events)
+	if (!pmu->conf->num_events)
 		return;
 	pfm_events_group = pfm_sysfs_build_events(pmu);
 	if (pfm_events_group &&
@@ -254,7 +254,7 @@ static void pfm_sysfs_add_regs(const struct pfm_regmap_desc *d, u16 n,
  * Best effort: a failure leaves the directory incomplete, not the
  * registration refused.  Context: under pfm_pmu_mutex.
  */
-static void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
+static void pfm_sysfs_pmu_add(struct pfm_pmu *pmu)
 {
 	pfm_pmu_kobj = kobject_create_and_add("pmu_desc", pfm_kobj);
 	if (!pfm_pmu_kobj)
@@ -262,9 +262,9 @@ static void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
 	pfm_sysfs_pmu = pmu;
 	if (sysfs_create_group(pfm_pmu_kobj, &pfm_pmu_group))
 		return;
-	pfm_sysfs_add_regs(pmu->pmc_desc, pmu->num_pmc_entries, "pmc");
-	pfm_sysfs_add_regs(pmu->pmd_desc, pmu->num_pmd_entries, "pmd");
-	pfm_sysfs_add_regs(pmu->cfg_desc, pmu->num_cfg, "cfg");
+	pfm_sysfs_add_regs(pmu->conf->pmc_desc, pmu->conf->num_pmc_entries, "pmc");
+	pfm_sysfs_add_regs(pmu->conf->pmd_desc, pmu->conf->num_pmd_entries, "pmd");
+	pfm_sysfs_add_regs(pmu->conf->cfg_desc, pmu->conf->num_cfg, "cfg");
 	pfm_sysfs_add_events(pmu);
 }
 
@@ -274,7 +274,7 @@ static void pfm_sysfs_pmu_add(struct pfm_pmu_config *pmu)
  *
  * Context: under pfm_pmu_mutex.
  */
-static void pfm_sysfs_pmu_remove(struct pfm_pmu_config *pmu)
+static void pfm_sysfs_pmu_remove(struct pfm_pmu *pmu)
 {
 	struct pfm_reg_kobj *r, *tmp;
 

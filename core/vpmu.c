@@ -7,7 +7,7 @@
  * so after every call that changes what a context counts,
  * pfm_vpmu_sync() hands the description a copy of the context's target
  * and sets, and the description acquires what they need and lets go of
- * the rest (@ctx_sync of struct pfm_pmu_config).  Those calls end with
+ * the rest (@ctx_sync of struct pfm_pmu).  Those calls end with
  * pfm_vpmu_finish(); a load syncs before it publishes the context
  * (core/load.c).
  */
@@ -28,7 +28,7 @@ struct pfm_vpmu_set {
 	u64 pmcs[];
 };
 
-static size_t pfm_vpmu_set_size(const struct pfm_pmu_config *pmu)
+static size_t pfm_vpmu_set_size(const struct pfm_pmu *pmu)
 {
 	return struct_size((struct pfm_vpmu_set *)NULL, pmcs, pmu->max_pmc);
 }
@@ -135,7 +135,7 @@ static int pfm_vpmu_reload(struct pfm_context *ctx, void *info)
  */
 int pfm_vpmu_sync(struct pfm_context *ctx)
 {
-	struct pfm_pmu_config *pmu = ctx->pmu;
+	struct pfm_pmu *pmu = ctx->pmu;
 	struct pfm_pmu_vctx vc;
 	void *buf;
 	int ret;
@@ -146,10 +146,10 @@ int pfm_vpmu_sync(struct pfm_context *ctx)
 	ret = pfm_vpmu_collect(ctx, &vc, &buf);
 	if (ret)
 		goto unlock;
-	ret = pmu->ctx_sync(pmu, ctx->vpmu, &vc);
+	ret = pmu->conf->ctx_sync(pmu->conf, ctx->vpmu, &vc);
 	if (ret > 0) {
 		pfm_run(ctx, pfm_vpmu_reload, NULL);
-		ret = pmu->ctx_sync(pmu, ctx->vpmu, &vc);
+		ret = pmu->conf->ctx_sync(pmu->conf, ctx->vpmu, &vc);
 		/*
 		 * It started what the reload bound: reload again, so that
 		 * the control page shows the counters' user-read indexes

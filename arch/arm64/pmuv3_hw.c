@@ -121,7 +121,7 @@ static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	if (read_sysreg(pmovsset_el0) & BIT(cnum))
-		return pmu->ovfl_mask;
+		return pfm_pmu_ovfl_mask(pmu);
 	if (cnum == PMUV3_CYCLE_IDX)
 		return read_sysreg(pmccntr_el0);
 	pmuv3_select(cnum);

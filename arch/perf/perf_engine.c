@@ -168,6 +168,9 @@ static struct pfm_pmu_config pfp_pmu;
 static const struct pfp_map *pfp_map;
 /* The contexts' frees, drained at the module's exit. */
 static struct workqueue_struct *pfp_wq;
+/* The map's highest implemented PMD plus one, and its counters' mask. */
+static u16 pfp_max_pmd;
+static u64 pfp_ovfl_mask;
 /* The PMC that controls each PMD (pfp_map_pmc()); U16_MAX: none. */
 static u16 pfp_pmc_of[PFP_MAX_CTRS];
 /* One past the last PMD each PMC controls (0: none). */
@@ -184,7 +187,7 @@ static u64 pfp_count(struct perf_event *pe)
 /* Add what @c's counter counted since the last fold; note a wrap. */
 static void pfp_fold(struct pfp_ctx *pc, struct pfp_ctr *c)
 {
-	u64 mask = pfp_pmu.ovfl_mask;
+	u64 mask = pfp_ovfl_mask;
 	u64 now, sum;
 
 	if (!pc->running || !c->ev)
@@ -214,7 +217,7 @@ static bool pfp_counts_up(struct perf_event *pe)
 /* Counts @c's PMD has left before it wraps, as a perf period. */
 static u64 pfp_left(const struct pfp_ctr *c)
 {
-	u64 left = pfp_pmu.ovfl_mask - c->base + 1;
+	u64 left = pfp_ovfl_mask - c->base + 1;
 
 	return !left || left > S64_MAX ? S64_MAX : left;
 }
@@ -274,7 +277,7 @@ static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 		return;
 	}
 	if (c->ev->soft)
-		for (i = 0; i < pfp_pmu.max_pmd; i++)
+		for (i = 0; i < pfp_max_pmd; i++)
 			if (pc->ctr[i].ev == c->ev)
 				left = min(left, pfp_left(&pc->ctr[i]));
 	pfp_period(c, left);
@@ -348,7 +351,7 @@ static void pfp_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 		return;
 	c = &pc->ctr[cnum];
 	raw_spin_lock(&pc->lock);
-	c->base = value & pmu->ovfl_mask;
+	c->base = value & pfp_ovfl_mask;
 	c->over = false;
 	if (c->ev)
 		pfp_arm(pc, c);
@@ -366,7 +369,7 @@ static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 	c = &pc->ctr[cnum];
 	raw_spin_lock(&pc->lock);
 	pfp_fold(pc, c);
-	v = c->over ? pmu->ovfl_mask : c->base;
+	v = c->over ? pfp_ovfl_mask : c->base;
 	raw_spin_unlock(&pc->lock);
 	return v;
 }
@@ -390,7 +393,7 @@ static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 
 	raw_spin_lock(&pc->lock);
 	pc->running = true;
-	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+	for (i = 0; i < pfp_max_pmd; i++) {
 		ev = pc->ctr[i].ev;
 		if (!ev)
 			continue;
@@ -420,10 +423,10 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 	unsigned int i;
 
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < pfp_pmu.max_pmd; i++)
+	for (i = 0; i < pfp_max_pmd; i++)
 		pfp_fold(pc, &pc->ctr[i]);
 	pc->running = false;
-	for (i = 0; i < pfp_pmu.max_pmd; i++)
+	for (i = 0; i < pfp_max_pmd; i++)
 		if (pc->ctr[i].ev)
 			pfp_arm(pc, &pc->ctr[i]);
 	raw_spin_unlock(&pc->lock);
@@ -446,7 +449,7 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */
-	for (i = 0; pc->running && i < pfp_pmu.max_pmd; i++) {
+	for (i = 0; pc->running && i < pfp_max_pmd; i++) {
 		c = &pc->ctr[i];
 		if (!c->ev)
 			continue;
@@ -525,7 +528,7 @@ static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
 	unsigned int i;
 
 	lockdep_assert_held(&pc->lock);
-	for (i = 0; i < pfp_pmu.max_pmd; i++)
+	for (i = 0; i < pfp_max_pmd; i++)
 		if (pc->ctr[i].ev == ev)
 			return true;
 	return false;
@@ -673,7 +676,7 @@ static void pfp_ev_unlink(struct pfp_ctx *pc, struct pfp_ev *ev, bool fold)
 	unsigned int i;
 
 	lockdep_assert_held(&pc->lock);
-	for (i = 0; i < pfp_pmu.max_pmd; i++) {
+	for (i = 0; i < pfp_max_pmd; i++) {
 		if (pc->ctr[i].ev != ev)
 			continue;
 		if (fold)
@@ -693,7 +696,7 @@ static void pfp_release_all(struct pfp_ctx *pc)
 
 	lockdep_assert_held(&pc->mutex);
 	raw_spin_lock_irqsave(&pc->lock, flags);
-	for (i = 0; i < pfp_pmu.max_pmd; i++)
+	for (i = 0; i < pfp_max_pmd; i++)
 		pc->ctr[i].ev = NULL;
 	list_splice_init(&pc->evs, &dead);
 	raw_spin_unlock_irqrestore(&pc->lock, flags);
@@ -787,14 +790,14 @@ static int pfp_ev_create(struct pfp_ctx *pc, u16 cnum, u64 value,
 static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 			bool active)
 {
-	unsigned int i = pfp_pmu.max_pmd;
+	unsigned int i = pfp_max_pmd;
 	struct pfp_ev *ev;
 	u64 value;
 	int ret, created = 0;
 
 	while (i--) {
 		if (!test_bit(i, set->used_pmds) ||
-		    !test_bit(i, pfp_pmu.cnt_pmds) ||
+		    !(pfp_pmu.pmd_desc[i].type & PFM_REGT_CNTR) ||
 		    pfp_pmc_of[i] == U16_MAX)
 			continue;
 		value = set->pmcs[pfp_pmc_of[i]];
@@ -990,12 +993,23 @@ static const struct pfm_pmu_config pfp_pmu_ops = {
 	.ctx_sync	= pfp_ctx_sync,
 };
 
-/* Which PMC controls each PMD, for the register ops and the sync. */
-static void pfp_map_controls(void)
+/*
+ * Which PMC controls each PMD, for the register ops and the sync; the
+ * PMDs' extent and width.  Returns how many PMDs the map implements.
+ */
+static unsigned int pfp_map_controls(void)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 	u16 pmc;
 
+	pfp_ovfl_mask = pfm_pmu_ovfl_mask(&pfp_pmu);
+	pfp_max_pmd = 0;
+	for (i = 0; i < pfp_pmu.num_pmd_entries; i++) {
+		if (!(pfp_pmu.pmd_desc[i].type & PFM_REGT_IMPL))
+			continue;
+		pfp_max_pmd = i + 1;
+		n++;
+	}
 	for (i = 0; i < PFP_MAX_CTRS; i++) {
 		pmc = i < pfp_pmu.num_pmd_entries ? pfp_map->pmc(i) : U16_MAX;
 		if (pmc > i || pmc >= pfp_pmu.num_pmc_entries ||
@@ -1005,6 +1019,7 @@ static void pfp_map_controls(void)
 		if (pmc != U16_MAX)
 			pfp_pmc_end[pmc] = i + 1;
 	}
+	return n;
 }
 
 /* The engine serves one map at a time: pfm_perf's or the test module's. */
@@ -1020,6 +1035,7 @@ static int pfp_claim(struct module *owner, const struct pfp_map *map)
 /* Probe the claimed map and register; -errno with nothing left. */
 static int pfp_setup(struct module *owner)
 {
+	unsigned int pmds;
 	int ret;
 
 	/* Fresh, as a module's static data is: the library stays loaded. */
@@ -1034,7 +1050,7 @@ static int pfp_setup(struct module *owner)
 		       pfp_pmu.num_pmd_entries, PFP_MAX_CTRS);
 		return -EINVAL;
 	}
-	pfp_map_controls();
+	pmds = pfp_map_controls();
 	pfp_wq = alloc_workqueue("pfm_perf", 0, 0);
 	if (!pfp_wq)
 		return -ENOMEM;
@@ -1043,8 +1059,7 @@ static int pfp_setup(struct module *owner)
 		destroy_workqueue(pfp_wq);
 		return ret;
 	}
-	pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name,
-		pfp_pmu.num_pmds);
+	pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name, pmds);
 	return 0;
 }
 

@@ -61,7 +61,7 @@ static u64 pfp_pmuv3_user_base(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 {
 	struct perf_event *pe = pfp_live_event(priv, cnum);
 
-	return pe ? local64_read(&pe->hw.prev_count) & pmu->ovfl_mask : 0;
+	return pe ? local64_read(&pe->hw.prev_count) & pfm_pmu_ovfl_mask(pmu) : 0;
 }
 
 /* The native description's name: programs written for it run as they are. */

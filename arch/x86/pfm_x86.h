@@ -22,6 +22,7 @@
 #ifndef _PFM_X86_H
 #define _PFM_X86_H
 
+#include <linux/bitmap.h>
 #include <linux/types.h>
 #include <asm/nmi.h>
 #include <perfmon/pmu.h>
@@ -130,6 +131,8 @@ struct pfm_x86_hw {
  * @arch_known: Intel: how many events those bits describe
  * @loop_stuck_logged: the NMI handler logged a status that would not
  *                     clear (once per description)
+ * @pmcs: the PMCs the vendor part described
+ * @ctrs: the PMDs it described, all counters
  * @pmc_desc: PMC table filled by the vendor part
  * @pmd_desc: PMD table filled by the vendor part
  * @names: storage of the register names
@@ -151,6 +154,8 @@ struct pfm_x86_pmu {
 	u32 arch_unavail;
 	unsigned int arch_known;
 	bool loop_stuck_logged;
+	DECLARE_BITMAP(pmcs, PFM_X86_NUM_REGS);
+	DECLARE_BITMAP(ctrs, PFM_X86_NUM_REGS);
 	struct pfm_regmap_desc pmc_desc[PFM_X86_NUM_REGS];
 	struct pfm_regmap_desc pmd_desc[PFM_X86_NUM_REGS];
 	char names[2][PFM_X86_NUM_REGS][PFM_NAME_LEN];

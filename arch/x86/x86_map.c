@@ -32,6 +32,7 @@ void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 	d->rsvd_msk = rsvd;
 	d->hw_addr = msr;
 	xp->sel_msr[cnum] = msr;
+	__set_bit(cnum, xp->pmcs);
 }
 
 /**
@@ -64,6 +65,7 @@ void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 	c->top = BIT_ULL(hw_width - 1);
 	c->bias = width < hw_width ? GENMASK_ULL(hw_width - 1, width) : 0;
 	xp->claim |= BIT_ULL(status);
+	__set_bit(cnum, xp->ctrs);
 }
 
 /*

@@ -100,9 +100,10 @@ static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	const struct pfm_x86_pmu *xp = to_x86(pmu);
 	const struct pfm_x86_ctr *c = &xp->ctr[cnum];
+	u64 mask = pfm_pmu_ovfl_mask(pmu);
 	u64 hw = xp->hw->read_msr(c->rd);
 
-	return pfm_x86_wrapped(xp, c, hw) ? pmu->ovfl_mask : hw & pmu->ovfl_mask;
+	return pfm_x86_wrapped(xp, c, hw) ? mask : hw & mask;
 }
 
 /*
@@ -179,7 +180,7 @@ static void pfm_x86_clear(struct pfm_x86_pmu *xp)
 
 	if (xp->global_ctrl)
 		xp->hw->write_msr(xp->global_ctrl, 0);
-	for_each_set_bit(i, xp->pmu.impl_pmcs, PFM_X86_NUM_REGS)
+	for_each_set_bit(i, xp->pmcs, PFM_X86_NUM_REGS)
 		xp->hw->write_msr(xp->sel_msr[i], 0);
 	if (xp->global_clr)
 		xp->hw->write_msr(xp->global_clr, xp->claim);
@@ -235,7 +236,7 @@ static void pfm_x86_rebias(struct pfm_x86_pmu *xp, u64 ovf)
 	const struct pfm_x86_ctr *c;
 	unsigned int i;
 
-	for_each_set_bit(i, xp->pmu.cnt_pmds, PFM_X86_NUM_REGS) {
+	for_each_set_bit(i, xp->ctrs, PFM_X86_NUM_REGS) {
 		c = &xp->ctr[i];
 		if (c->bias && (ovf & BIT_ULL(c->status)))
 			xp->hw->write_msr(c->wr, xp->hw->read_msr(c->rd) | c->bias);
@@ -325,7 +326,7 @@ static void pfm_x86_irq_work(struct irq_work *work)
 	if (!ovf)
 		return;
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
-	for_each_set_bit(i, xp->pmu.cnt_pmds, PFM_X86_NUM_REGS) {
+	for_each_set_bit(i, xp->ctrs, PFM_X86_NUM_REGS) {
 		if (ovf & BIT_ULL(xp->ctr[i].status))
 			__set_bit(i, ovfl);
 	}
@@ -482,7 +483,7 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	if (!ret)
 		xp->hw->write_msr_safe(c->wr, old);
 	preempt_enable();
-	if (ret || (got & xp->pmu.ovfl_mask) != val) {
+	if (ret || (got & pfm_pmu_ovfl_mask(&xp->pmu)) != val) {
 		pr_info("%s: the PMU does not keep a written counter value (a virtual machine without a virtual PMU?); no PMU to drive, pfm_soft counts without one\n",
 			xp->pmu.pmu_name);
 		return -ENODEV;
@@ -544,7 +545,6 @@ static int pfm_x86_setup(struct pfm_x86_pmu *xp,
 	 */
 	for_each_possible_cpu(cpu)
 		per_cpu(pfm_x86_work, cpu) = IRQ_WORK_INIT_HARD(pfm_x86_irq_work);
-	xp->pmu.ovfl_mask = GENMASK_ULL(xp->pmu.counter_width - 1, 0);
 	/* Taken for the check only: sessions take them (acquire). */
 	ret = pfm_x86_reserve_all(xp);
 	if (ret)

@@ -7,6 +7,7 @@
 #define _PERFMON_PMU_H
 
 #include <linux/bitmap.h>
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <uapi/linux/perfmon.h>
 
@@ -205,15 +206,10 @@ struct pfm_pmu_vctx {
  * pfm_cpu_pm_save() on CPU_PM_ENTER and, after redoing its @cpu_setup
  * state, pfm_cpu_pm_restore() on CPU_PM_EXIT and CPU_PM_ENTER_FAILED.
  *
- * Filled by the core at registration (the module leaves them zero):
- * @impl_pmcs: implemented PMCs
- * @impl_pmds: implemented PMDs
- * @cnt_pmds: implemented PMDs that are counters
- * @num_pmcs: number of implemented PMCs
- * @num_pmds: number of implemented PMDs
- * @max_pmc: highest implemented PMC plus one
- * @max_pmd: highest implemented PMD plus one
- * @ovfl_mask: mask of the bits a hardware counter implements
+ * The core never writes to the description: what it derives from the
+ * tables at registration (the implemented registers, the counters'
+ * mask) is its own (struct pfm_pmu, core/perfmon.h).  A description
+ * whose ops need the counters' mask takes pfm_pmu_ovfl_mask().
  */
 struct pfm_pmu_config {
 	const char *pmu_name;
@@ -256,16 +252,18 @@ struct pfm_pmu_config {
 	void (*ctx_free)(struct pfm_pmu_config *pmu, void *priv);
 	int (*ctx_sync)(struct pfm_pmu_config *pmu, void *priv,
 			const struct pfm_pmu_vctx *vc);
-
-	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
-	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
-	DECLARE_BITMAP(cnt_pmds, PFM_MAX_PMDS);
-	u16 num_pmcs;
-	u16 num_pmds;
-	u16 max_pmc;
-	u16 max_pmd;
-	u64 ovfl_mask;
 };
+
+/**
+ * pfm_pmu_ovfl_mask() - the bits a counter of @pmu implements
+ * @pmu: the description
+ *
+ * Return: a mask of @pmu->counter_width bits.
+ */
+static inline u64 pfm_pmu_ovfl_mask(const struct pfm_pmu_config *pmu)
+{
+	return GENMASK_ULL(pmu->counter_width - 1, 0);
+}
 
 /* Helpers for const description tables. */
 #define PFM_PMC_D(_name, _dfl, _rsvd, _addr) {		\
