@@ -54,8 +54,7 @@ static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu,
 	int ret;
 
 	pfp_x86.hw = cpu;
-	ret = pfp_x86.hw->vendor() == X86_VENDOR_INTEL ?
-	      pfm_intel_arch_probe(&pfp_x86) : pfm_amd64_probe(&pfp_x86);
+	ret = pfm_x86_probe_cpu(&pfp_x86);
 	if (ret)
 		return ret;
 	pfm_x86_map_ops(&pfp_x86);

@@ -22,7 +22,6 @@
 
 #include <linux/bits.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
 #include <asm/msr-index.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
@@ -101,4 +100,3 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 		core ? "core" : "legacy", AMD_WIDTH, v2 ? ", PerfMonV2" : "");
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(pfm_amd64_probe, PERFMON_PMU_LIB);

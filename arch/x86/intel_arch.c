@@ -21,7 +21,6 @@
 
 #include <linux/bits.h>
 #include <linux/kernel.h>
-#include <linux/module.h>
 #include <asm/msr-index.h>
 #include <asm/perf_event.h>
 #include <asm/processor.h>
@@ -241,4 +240,3 @@ int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 		intel.fixed_width, intel.full_width ? "full-width" : "32-bit");
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(pfm_intel_arch_probe, PERFMON_PMU_LIB);

@@ -182,9 +182,13 @@ void pfm_x86_exit(struct pfm_x86_pmu *xp);
 u64 pfm_x86_nmis_claimed(void);
 int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs);
 
-/* Vendor parts: probe the CPU, fill @xp.  -ENODEV without that PMU. */
+/*
+ * Vendor parts: probe the CPU, fill @xp.  -ENODEV without that PMU.
+ * The modules take the CPU's own with pfm_x86_probe_cpu() (x86_map.c).
+ */
 int pfm_intel_arch_probe(struct pfm_x86_pmu *xp);
 int pfm_amd64_probe(struct pfm_x86_pmu *xp);
+int pfm_x86_probe_cpu(struct pfm_x86_pmu *xp);
 
 /* The CPU's own accessors (x86_hw.c). */
 extern const struct pfm_x86_hw pfm_x86_hw;

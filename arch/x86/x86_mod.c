@@ -11,7 +11,6 @@
  */
 #include <linux/module.h>
 #include <asm/cpu_device_id.h>
-#include <asm/processor.h>
 
 #include "pfm_x86.h"
 
@@ -25,14 +24,10 @@ MODULE_DEVICE_TABLE(x86cpu, pfm_x86_ids);
 
 static struct pfm_x86_pmu pfm_x86_desc;
 
-/* The vendor part of the CPU: Intel's, else AMD's (which says why not). */
 static int __init pfm_x86_mod_init(void)
 {
-	int (*probe)(struct pfm_x86_pmu *xp) = pfm_amd64_probe;
-
-	if (pfm_x86_hw.vendor() == X86_VENDOR_INTEL)
-		probe = pfm_intel_arch_probe;
-	return pfm_x86_init(&pfm_x86_desc, THIS_MODULE, &pfm_x86_hw, probe);
+	return pfm_x86_init(&pfm_x86_desc, THIS_MODULE, &pfm_x86_hw,
+			    pfm_x86_probe_cpu);
 }
 
 static void __exit pfm_x86_mod_exit(void)

@@ -607,8 +607,8 @@ static int __init pfm_x86_sim_init(void)
 		__set_bit(perf_holds, sim_ctr_owned);
 		__set_bit(perf_holds, sim_sel_owned);
 	}
-	ret = pfm_x86_init(&sim_pmu, THIS_MODULE, &sim_hw,
-			   sim_intel ? pfm_intel_arch_probe : pfm_amd64_probe);
+	/* sim_hw's vendor is the simulated one: its vendor part probes. */
+	ret = pfm_x86_init(&sim_pmu, THIS_MODULE, &sim_hw, pfm_x86_probe_cpu);
 	if (ret) {
 		sim_check_released();
 		return ret;
