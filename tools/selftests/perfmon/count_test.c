@@ -25,37 +25,62 @@ static int start0(int fd)
 	return pfm_start(fd, NULL) ? -errno : 0;
 }
 
-/* Self-monitoring task-clock against this thread's CPU clock. */
-static uint64_t self_task_clock(int fd, uint64_t burn, uint64_t *cputime)
-{
-	uint64_t t0, t1;
+/*
+ * The thread's CPU time around a counting window: @in from after
+ * PFM_START to before PFM_STOP, @out from before PFM_START to after
+ * PFM_STOP.  The count covers a span between the two.
+ */
+struct cpu_span {
+	uint64_t in, out;
+};
 
-	if (pfm_load(fd, gettid()) || start0(fd))
+/* Self-monitoring task-clock against this thread's CPU clock. */
+static uint64_t self_task_clock(int fd, uint64_t burn, struct cpu_span *cpu)
+{
+	uint64_t out0, t0, t1;
+
+	if (pfm_load(fd, gettid()))
+		return 0;
+	out0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (start0(fd))
 		return 0;
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	burn_cpu(burn);
 	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	pfm_stop(fd);
-	*cputime = t1 - t0;
+	cpu->out = clock_ns(CLOCK_THREAD_CPUTIME_ID) - out0;
+	cpu->in = t1 - t0;
 	return pfm_read_pmd(fd, 0, 0);
 }
 
+/* @v within @pct of the span it was counted over: above @in, below @out */
+static bool span_holds(uint64_t v, const struct cpu_span *cpu, double pct)
+{
+	return v >= cpu->in * (1 - pct / 100) &&
+	       v <= cpu->out * (1 + pct / 100);
+}
+
 /*
- * Within 5%: under TCG the software PMU's clock has run up to 2.13%
- * (6.4 ms in 300) ahead of the scheduler's CPU time of the thread in
- * some runs of make check, the guest alone on the host (cause not
- * found; both read sched_clock).  Exact counting is syscalls' job.
+ * Within 5% of the span counted over.  Against the inner span alone the
+ * count ran up to 2.13% ahead in make check, and 4.8% (14.6 ms) with
+ * the host stopping the guest for 8 ms at random: a vCPU held off
+ * between PFM_START and the first reading is, to the guest's clocks,
+ * the thread running; counted, and outside the inner span.  Against the
+ * outer span the same run was 0.03% below.  Exact counting is syscalls'
+ * job.
  */
 TEST(task_clock_matches_thread_cputime)
 {
-	uint64_t v, cpu;
+	struct cpu_span cpu;
+	uint64_t v;
 	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
 
 	ASSERT_LE(0, fd);
 	v = self_task_clock(fd, 300 * MS, &cpu);
-	TH_LOG("task-clock %llu ns, CLOCK_THREAD_CPUTIME_ID %llu ns",
-	       (unsigned long long)v, (unsigned long long)cpu);
-	EXPECT_TRUE(within_pct(v, cpu, 5.0));
+	TH_LOG("task-clock %llu ns; thread CPU time %llu ns inside, %llu outside",
+	       (unsigned long long)v, (unsigned long long)cpu.in,
+	       (unsigned long long)cpu.out);
+	EXPECT_TRUE(span_holds(v, &cpu, 5.0));
 	close(fd);
 }
 
@@ -67,7 +92,8 @@ TEST(task_clock_matches_thread_cputime)
  */
 TEST(counts_frozen_between_stop_and_start)
 {
-	uint64_t v1, v2, v3, cpu, c0, c1;
+	struct cpu_span cpu;
+	uint64_t v1, v2, v3, c0, c1;
 	double tol = 2.0 * timing_slack() / 100.0;
 	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
 
@@ -95,15 +121,16 @@ TEST(counts_frozen_between_stop_and_start)
 TEST(counters_are_64_bit)
 {
 	const uint64_t start = 0x1fff00000ull;	/* 1 ms below a 32-bit wrap */
-	uint64_t v, cpu;
+	struct cpu_span cpu;
+	uint64_t v;
 	int fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, start);
 
 	ASSERT_LE(0, fd);
 	v = self_task_clock(fd, 100 * MS, &cpu);
 	TH_LOG("from %#llx to %#llx over %llu ns", (unsigned long long)start,
-	       (unsigned long long)v, (unsigned long long)cpu);
+	       (unsigned long long)v, (unsigned long long)cpu.in);
 	EXPECT_EQ(2, v >> 32);
-	EXPECT_TRUE(within_pct(v - start, cpu, 5.0));
+	EXPECT_TRUE(span_holds(v - start, &cpu, 5.0));
 	close(fd);
 }
 
@@ -125,9 +152,49 @@ TEST(read_while_counting)
 	close(fd);
 }
 
+/*
+ * Where the thread's CPU clock and the context disagree: around each
+ * move, by up to the move's wall time plus the hold-offs before it.
+ *
+ * - A wakeup that preempts sets the scheduler's clock skip
+ *   (check_preempt_curr(); an idle CPU's idle task counts as queued):
+ *   the next switch on that CPU reuses the rq clock read at the wakeup.
+ *   The thread leaving is charged up to the migration stopper's wakeup,
+ *   the thread arriving on an idle CPU from its wakeup there; the
+ *   context counts from switch-in to switch-out.  Under TCG each move
+ *   differed by 0.5 to 0.9 ms.
+ * - The guest's TSCs are unsynchronized, so sched_clock is per CPU and
+ *   runs at most one tick past that CPU's last tick.  After the host
+ *   holds the guest off, an idle CPU's clock lags until its next tick
+ *   or until another CPU's remote rq clock update pulls it level, and
+ *   a move lands that jump in the scheduler's charge or the context's,
+ *   whichever read the clock after it.  With the host stopping the
+ *   guest for 8 ms at random, single moves differed by 13 to 17 ms
+ *   while all eight took 6.3 ms of wall time; the burn loop saw the
+ *   hold-off as a gap in the thread's CPU clock.
+ *
+ * So the bound on each side is 1% plus the moves' wall time plus the
+ * gaps of 1 ms or more the burn loop saw.  Counting a 30 ms slice
+ * twice, or losing one, stays outside it: with the host not holding
+ * the guest off, the moves take about 1 ms each and there are no gaps.
+ */
+static uint64_t move_and_burn(int cpu, uint64_t burn, struct held *h)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+	if (pin_to_cpu(cpu) || sched_getcpu() != cpu)
+		return UINT64_MAX;
+	t0 = clock_ns(CLOCK_MONOTONIC) - t0;
+	burn_cpu_held(burn, h);
+	return t0;
+}
+
 TEST(migration_keeps_one_count)
 {
-	uint64_t t0, t1, v;
+	struct held h = { .min = 1 * MS };
+	uint64_t moves = 0, slack, v, m;
+	struct cpu_span cpu;
+	uint64_t out0, t0, t1;
 	int fd, i, n = online_cpus();
 
 	if (n < 2)
@@ -136,30 +203,33 @@ TEST(migration_keeps_one_count)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pin_to_cpu(0));
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	out0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, start0(fd));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < 8; i++) {
-		ASSERT_EQ(0, pin_to_cpu(i % n));
-		ASSERT_EQ(i % n, sched_getcpu());
-		burn_cpu(30 * MS);
+		m = move_and_burn(i % n, 30 * MS, &h);
+		ASSERT_NE(UINT64_MAX, m);
+		moves += m;
 	}
 	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	ASSERT_EQ(0, pfm_stop(fd));
+	cpu.out = clock_ns(CLOCK_THREAD_CPUTIME_ID) - out0;
+	cpu.in = t1 - t0;
 	v = pfm_read_pmd(fd, 0, 0);
-	TH_LOG("8 migrations: %llu ns counted, %llu ns ran",
-	       (unsigned long long)v, (unsigned long long)(t1 - t0));
-	/*
-	 * Never counted twice.  Below: the thread's clock starts when the
-	 * scheduler picks it, the context when the switch finishes; under
-	 * TCG that gap has measured from 0.2% to 2.3% over these 8 moves.
-	 */
-	EXPECT_LE(v, (t1 - t0) * 101 / 100);
-	EXPECT_GE(v, (t1 - t0) * 95 / 100);
+	slack = moves + h.sum;
+	TH_LOG("8 migrations: %llu ns counted; ran %llu ns inside, %llu %s",
+	       (unsigned long long)v, (unsigned long long)cpu.in,
+	       (unsigned long long)cpu.out, "outside");
+	TH_LOG("the moves took %llu ns; clock gaps of 1 ms or more: %llu ns",
+	       (unsigned long long)moves, (unsigned long long)h.sum);
+	EXPECT_LE(v, cpu.out + cpu.out / 100 + slack);
+	EXPECT_GE(v + slack, cpu.in - cpu.in / 100);
 	close(fd);
 }
 
 struct worker {
-	uint64_t burn, count, cputime;
+	uint64_t burn, count;
+	struct cpu_span cputime;
 	int err;
 };
 
@@ -190,7 +260,7 @@ TEST(two_threads_do_not_mix)
 		ASSERT_EQ(0, w[i].err);
 		TH_LOG("thread %d: %llu ns counted, %llu ns ran", i,
 		       (unsigned long long)w[i].count,
-		       (unsigned long long)w[i].cputime);
+		       (unsigned long long)w[i].cputime.in);
 		/*
 		 * Mixed counts would be off by the other thread's 60 or
 		 * 200 ms: half the smaller tells them apart and leaves room
@@ -198,9 +268,9 @@ TEST(two_threads_do_not_mix)
 		 * guest (runs measured 62.07 ms for 60.01 ms, and 69.90 ms
 		 * for 62.68 ms).
 		 */
-		EXPECT_GT(30 * MS, w[i].count > w[i].cputime ?
-				   w[i].count - w[i].cputime :
-				   w[i].cputime - w[i].count);
+		EXPECT_GT(30 * MS, w[i].count > w[i].cputime.in ?
+				   w[i].count - w[i].cputime.in :
+				   w[i].cputime.in - w[i].count);
 	}
 }
 
