@@ -26,6 +26,7 @@
 #define SIM_KO		"/modules/pfm_perf_x86sim.ko"
 #define SIMPMU_KO	"/modules/pfm_perf_simpmu.ko"
 #define X86SIM_KO	"/modules/pfm_x86_sim.ko"
+#define PERF_KO		"/modules/pfm_perf.ko"
 #define SIMPMU		"/sys/module/pfm_perf_simpmu/parameters/"
 #define SIM_DIR		"/sys/kernel/debug/pfm_perf_simpmu/"
 
@@ -176,6 +177,24 @@ TEST_F(psim, intel_register_map)
 	EXPECT_STREQ("0xffffffff00080000", pmu_desc_str("pmc0/rsvd_msk"));
 	EXPECT_STREQ("0xfffffffffffff000", pmu_desc_str("pmc16/rsvd_msk"));
 	EXPECT_LE(1, klog_count("intel_arch over perf_events: 7 counters"));
+}
+
+/*
+ * pfm_perf's engine serves one module's map at a time: pfm_perf itself,
+ * loaded beside the test module, is refused before it asks perf for
+ * anything, with one line naming the module to unload.
+ */
+TEST_F(psim, engine_serves_one_module)
+{
+	const char *line = "the perf_events engine already serves pfm_perf_x86sim";
+	int before = klog_count(line);
+
+	ASSERT_EQ(0, sim_load(false, 4, 3));
+	ASSERT_EQ(0, access(PERF_KO, R_OK));
+	EXPECT_EQ(-EBUSY, module_load(PERF_KO, ""));
+	EXPECT_EQ(before + 1, klog_count(line));
+	EXPECT_NE(0, access("/sys/module/pfm_perf", F_OK));
+	EXPECT_TRUE(pmu_module_is("pfm_perf_x86sim"));
 }
 
 /*

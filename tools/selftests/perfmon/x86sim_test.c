@@ -24,6 +24,7 @@
 #include "kselftest_harness.h"
 
 #define SIM_KO		"/modules/pfm_x86_sim.ko"
+#define X86_KO		"/modules/pfm_x86.ko"
 #define SIM_DIR		"/sys/kernel/debug/pfm_x86_sim/"
 
 #define EVT_USR		0x10000ull
@@ -727,6 +728,31 @@ TEST_F(sim, intel_handler_loop_bounded)
 	EXPECT_EQ(before + 1, klog_count(stuck));
 	EXPECT_LT(claimed + 1, sim_reg("claimed"));
 	EXPECT_EQ(APIC_DM_NMI, sim_reg("lvtpc"));
+	ASSERT_EQ(0, sim_tick(10));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(10, pfm_read_pmd(fd, 0, 0));
+	close(fd);
+}
+
+/*
+ * The x86 engine drives one module's description at a time: pfm_x86,
+ * loaded beside the simulator, is refused before it probes the CPU,
+ * with one line naming the module to unload, and the simulator's
+ * description goes on counting.
+ */
+TEST_F(sim, engine_serves_one_module)
+{
+	const char *line = "the x86 engine already drives";
+	int fd, before = klog_count(line);
+
+	ASSERT_EQ(0, sim_load(""));
+	ASSERT_EQ(0, access(X86_KO, R_OK));
+	EXPECT_EQ(-EBUSY, module_load(X86_KO, ""));
+	EXPECT_EQ(before + 1, klog_count(line));
+	EXPECT_NE(0, access("/sys/module/pfm_x86", F_OK));
+	fd = self_ctx(0, 0, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_start(fd, NULL));
 	ASSERT_EQ(0, sim_tick(10));
 	ASSERT_EQ(0, pfm_stop(fd));
 	EXPECT_EQ(10, pfm_read_pmd(fd, 0, 0));
