@@ -145,6 +145,8 @@ static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
+	/* Left counting at the switch out: start only checks (pfm_perf). */
+	ctx->hw_counting = false;
 	pmu->conf->start(pmu->conf, ctx->vpmu);
 	pfm_switch_timer_start(ctx);
 }
@@ -181,14 +183,39 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
-	pfm_set_load_hw(ctx, ctx->active_set);
-	if (pmu->conf->num_cfg)
-		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
+	if (!ctx->hw_kept) {
+		/* A call changed the set: stop, and write it all. */
+		if (ctx->hw_counting)
+			pmu->conf->stop(pmu->conf, ctx->vpmu);
+		ctx->hw_counting = false;
+		pfm_set_load_hw(ctx, ctx->active_set);
+		if (pmu->conf->num_cfg)
+			pmu->conf->load_cfg(pmu->conf, ctx->vpmu,
+					    ctx->drv_cfg);
+	}
+	ctx->hw_kept = false;
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	/* Inline: every context switch of a counting thread passes here. */
 	pfm_ctx_resume_hw(ctx);
+	/* Not to count here (stopped, masked, throttled meanwhile). */
+	if (ctx->hw_counting) {
+		pmu->conf->stop(pmu->conf, ctx->vpmu);
+		ctx->hw_counting = false;
+	}
 	pfm_upage_update(ctx);
+}
+
+/* The core's side of a halt: the set's time, the switch timer. */
+static void pfm_ctx_halted(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	u64 ran = local_clock() - ctx->live_since;
+
+	ctx->active_set->duration += ran;
+	ctx->sets_duration += ran;
+	pfm_switch_timer_stop(ctx);
+	ctx->counting = false;
 }
 
 /**
@@ -203,17 +230,12 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	struct pfm_pmu *pmu = ctx->pmu;
-	u64 ran;
 
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->counting)
 		return;
 	pmu->conf->stop(pmu->conf, ctx->vpmu);
-	ran = local_clock() - ctx->live_since;
-	ctx->active_set->duration += ran;
-	ctx->sets_duration += ran;
-	pfm_switch_timer_stop(ctx);
-	ctx->counting = false;
+	pfm_ctx_halted(ctx);
 }
 
 /**
@@ -235,6 +257,40 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	/* The next thread on this CPU must not inherit the settings. */
 	if (pmu->conf->num_cfg)
 		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, NULL);
+	ctx->live_cpu = -1;
+	this_cpu_write(pfm_cpu_ctx, NULL);
+	pfm_upage_update(ctx);
+}
+
+/**
+ * pfm_ctx_switch_out() - the thread's switch out: save its set
+ * @ctx: the context, locked, live on this CPU
+ * @keep: the thread runs again (it is not exiting)
+ *
+ * A virtual description (@ctx_alloc: pfm_perf) holds a per-thread
+ * context's registers in the context's own state, and its counters are
+ * the thread's perf counters, which perf has switched out before this
+ * hook runs.  Nothing there need stop or be cleared; the set is saved
+ * for the calls that may run on it meanwhile, and the switch in writes
+ * nothing back unless one did (pfm_run_here() drops @hw_kept).
+ *
+ * Context: interrupts disabled, on the live CPU, from the scheduler.
+ */
+void pfm_ctx_switch_out(struct pfm_context *ctx, bool keep)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (!keep || !ctx->pmu->conf->ctx_alloc || pfm_ctx_is_system(ctx) ||
+	    WARN_ON_ONCE(ctx->live_cpu != smp_processor_id())) {
+		pfm_ctx_sched_out(ctx);
+		return;
+	}
+	if (ctx->counting) {
+		pfm_ctx_halted(ctx);
+		ctx->hw_counting = true;
+	}
+	pfm_set_save_hw(ctx, ctx->active_set);
+	ctx->hw_kept = true;
 	ctx->live_cpu = -1;
 	this_cpu_write(pfm_cpu_ctx, NULL);
 	pfm_upage_update(ctx);

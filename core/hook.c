@@ -173,7 +173,7 @@ static void pfm_hook_sched_out(struct preempt_notifier *pn,
 	if (ctx) {
 		raw_spin_lock(&ctx->lock);
 		if (ctx->live_cpu == smp_processor_id())
-			pfm_ctx_sched_out(ctx);
+			pfm_ctx_switch_out(ctx, !dead);
 		raw_spin_unlock(&ctx->lock);
 	}
 	if (dead) {

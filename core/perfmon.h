@@ -186,6 +186,11 @@ struct pfm_pmu {
  * @live_cpu: CPU whose PMU holds @active_set, or -1.  Only that CPU
  *            changes it from its own value (it is in the PMU there).
  * @counting: the PMU of @live_cpu counts for this context
+ * @hw_kept: a virtual description still holds @active_set as the thread's
+ *           last switch out saved it (pfm_ctx_switch_out()); no call
+ *           ran on the saved set since
+ * @hw_counting: ... and was left counting there: its counters are the
+ *               thread's, which perf switches with it
  * @live_since: local_clock() when @active_set began counting on @live_cpu
  * @task: per-thread: the monitored thread (reference held) while loaded
  * @hook: per-thread: the thread's hook while loaded, else NULL
@@ -271,6 +276,8 @@ struct pfm_context {
 	bool started;
 	int live_cpu;
 	bool counting;
+	bool hw_kept;
+	bool hw_counting;
 	u64 live_since;
 	struct task_struct *task;
 	struct pfm_hook *hook;
@@ -438,6 +445,7 @@ static inline bool pfm_ctx_live_here(struct pfm_context *ctx)
 void pfm_ctx_sched_in(struct pfm_context *ctx);
 void pfm_ctx_sched_in_wanted(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
+void pfm_ctx_switch_out(struct pfm_context *ctx, bool keep);
 void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
 struct pfm_context *pfm_ctx_current(void);
 void pfm_ctx_cpu_down(struct pfm_context *ctx);

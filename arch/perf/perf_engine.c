@@ -131,6 +131,8 @@ struct pfp_ctr {
  * @lock: guards @ctr, @running and the membership of @evs
  * @ctr: the PMDs of the live set
  * @running: between start and stop
+ * @rearm: a report found the context not live (its overflow came after
+ *         the thread's switch out): the next start re-arms every counter
  * @evs: its counters (struct pfp_ev)
  * @mutex: perf calls on @evs, and @task and @cpu
  * @task: the thread @evs count (reference held), or NULL
@@ -149,6 +151,7 @@ struct pfp_ctx {
 	raw_spinlock_t lock;
 	struct pfp_ctr ctr[PFP_MAX_CTRS];
 	bool running;
+	bool rearm;
 	struct list_head evs;
 	struct mutex mutex;	/* perf calls on @evs */
 	struct task_struct *task;
@@ -214,10 +217,16 @@ static bool pfp_counts_up(struct perf_event *pe)
 	       pe->attr.config != PERF_COUNT_SW_TASK_CLOCK;
 }
 
-/* Counts @c's PMD has left before it wraps, as a perf period. */
+/*
+ * Counts @c's PMD has left before it wraps, as a perf period; 1 for a
+ * wrap not reported yet, whose report the next event's overflow makes.
+ */
 static u64 pfp_left(const struct pfp_ctr *c)
 {
 	u64 left = pfp_ovfl_mask - c->base + 1;
+
+	if (c->over)
+		return 1;
 
 	return !left || left > S64_MAX ? S64_MAX : left;
 }
@@ -383,21 +392,34 @@ static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
  * counting nothing.  At most every PFP_RETRY_JIFFIES: the work's
  * kworker preempts the thread, whose next switch in is refused again,
  * and on 6.1 that ping-pong left the thread no time to run.
+ *
+ * Still running, at a thread's switch in: the core did not stop the
+ * context at the switch out (pfm_ctx_switch_out()), perf switched the
+ * counters with the thread, and their periods still end at the PMDs'
+ * wraps: nothing to re-arm, unless a report came while the context was
+ * out (@rearm).  Then what perf counted since its switch in is folded
+ * first, and a wrap in it is reported at the next event (pfp_left()).
  */
 static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 {
 	struct pfp_ctx *pc = priv;
-	bool error = false;
+	bool error = false, was, rearm;
 	struct pfp_ev *ev;
 	unsigned int i;
 
 	raw_spin_lock(&pc->lock);
+	was = pc->running;
+	rearm = !was || pc->rearm;
+	pc->rearm = false;
 	pc->running = true;
 	for (i = 0; i < pfp_max_pmd; i++) {
 		ev = pc->ctr[i].ev;
 		if (!ev)
 			continue;
-		pfp_arm(pc, &pc->ctr[i]);
+		if (rearm && was)
+			pfp_fold(pc, &pc->ctr[i]);
+		if (rearm)
+			pfp_arm(pc, &pc->ctr[i]);
 		if (READ_ONCE(ev->pe->state) == PERF_EVENT_STATE_ERROR) {
 			ev->refused = !ev->told;
 			error = true;
@@ -444,8 +466,13 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 	struct pfp_ctr *c;
 	unsigned int i;
 
-	if (!pfm_pmu_priv_live(pc))
-		return;		/* not live here: the PMD holds at its top */
+	if (!pfm_pmu_priv_live(pc)) {
+		/* The PMD holds at its top; the next start re-arms it. */
+		raw_spin_lock(&pc->lock);
+		pc->rearm = true;
+		raw_spin_unlock(&pc->lock);
+		return;
+	}
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */

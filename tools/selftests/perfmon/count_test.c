@@ -477,6 +477,78 @@ TEST(context_switches_counted)
 	close(pp.back[1]);
 }
 
+/* On main's CPU: answer each byte @c after burning @c ms of CPU time. */
+static void *burner(void *arg)
+{
+	struct ping_pong *pp = arg;
+	pid_t tid = gettid();
+	char c;
+
+	if (pin_to_cpu(0) ||
+	    write(pp->back[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	while (read(pp->to_echo[0], &c, 1) == 1) {
+		burn_cpu(c * MS);
+		if (write(pp->back[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static int burn_round(struct ping_pong *pp, char ms)
+{
+	return write(pp->to_echo[1], &ms, 1) == 1 &&
+	       read(pp->back[0], &ms, 1) == 1 ? 0 : -1;
+}
+
+/*
+ * A PMD written while its thread is switched out is what the thread
+ * counts on from at its next switch in.  Both threads share CPU 0, so
+ * the other one is out (blocked in its read, or preempted by the
+ * wake-up) whenever this one runs.  Over pfm_perf a switch in writes
+ * nothing back unless a call ran on the saved set since the switch out
+ * (pfm_ctx_switch_out()); this write is such a call.
+ */
+TEST(pmd_written_while_switched_out)
+{
+	const uint64_t from = 1000000 * MS;	/* 1,000 s */
+	struct ping_pong pp;
+	pfarg_pmd_t pd;
+	uint64_t v1, v2;
+	pthread_t th;
+	pid_t tid;
+	int fd;
+
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pipe(pp.to_echo));
+	ASSERT_EQ(0, pipe(pp.back));
+	ASSERT_EQ(0, pthread_create(&th, NULL, burner, &pp));
+	ASSERT_EQ(sizeof(tid), read(pp.back[0], &tid, sizeof(tid)));
+	fd = pfm_counting_ctx(0, SOFT_EV_TASK_CLOCK, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_load(fd, tid));
+	ASSERT_EQ(0, start0(fd));
+	ASSERT_EQ(0, burn_round(&pp, 20));
+	v1 = pfm_read_pmd(fd, 0, 0);
+	pfm_pmd_prep(&pd, 0, 0, 0, from, 0);
+	ASSERT_EQ(0, pfm_write_pmds(fd, &pd, 1));
+	ASSERT_EQ(0, burn_round(&pp, 20));
+	ASSERT_EQ(0, pfm_stop(fd));
+	v2 = pfm_read_pmd(fd, 0, 0);
+	TH_LOG("%llu ns counted, then %llu ns from %llu",
+	       (unsigned long long)v1, (unsigned long long)(v2 - from),
+	       (unsigned long long)from);
+	EXPECT_LE(19 * MS, v1);
+	EXPECT_LE(from + 19 * MS, v2);
+	EXPECT_GT(from + 1000 * MS, v2);
+	close(fd);
+	close(pp.to_echo[1]);
+	pthread_join(th, NULL);
+	close(pp.to_echo[0]);
+	close(pp.back[0]);
+	close(pp.back[1]);
+}
+
 /*
  * System-wide cpu-clock on each CPU, loaded from another CPU.  The count
  * lies between the window seen from inside the two calls (after start
