@@ -130,6 +130,7 @@ struct pfp_ctr {
  * struct pfp_ctx - pfm_perf's state of one perfmon context
  * @lock: guards @ctr, @running and the membership of @evs
  * @ctr: the PMDs of the live set
+ * @bound: the PMDs of @ctr with a counter behind them
  * @running: between start and stop
  * @rearm: a report found the context not live (its overflow came after
  *         the thread's switch out): the next start re-arms every counter
@@ -150,6 +151,7 @@ struct pfp_ctr {
 struct pfp_ctx {
 	raw_spinlock_t lock;
 	struct pfp_ctr ctr[PFP_MAX_CTRS];
+	DECLARE_BITMAP(bound, PFP_MAX_CTRS);
 	bool running;
 	bool rearm;
 	struct list_head evs;
@@ -325,6 +327,7 @@ static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
 		return;
 	pfp_fold(pc, c);
 	c->ev = ev;
+	__assign_bit(cnum, pc->bound, ev);
 	if (ev)
 		pfp_arm(pc, c);
 	/* Enable the new counter, disable the old one. */
@@ -412,10 +415,8 @@ static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 	rearm = !was || pc->rearm;
 	pc->rearm = false;
 	pc->running = true;
-	for (i = 0; i < pfp_max_pmd; i++) {
+	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
 		ev = pc->ctr[i].ev;
-		if (!ev)
-			continue;
 		if (rearm && was)
 			pfp_fold(pc, &pc->ctr[i]);
 		if (rearm)
@@ -445,12 +446,11 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 	unsigned int i;
 
 	raw_spin_lock(&pc->lock);
-	for (i = 0; i < pfp_max_pmd; i++)
+	for_each_set_bit(i, pc->bound, pfp_max_pmd)
 		pfp_fold(pc, &pc->ctr[i]);
 	pc->running = false;
-	for (i = 0; i < pfp_max_pmd; i++)
-		if (pc->ctr[i].ev)
-			pfp_arm(pc, &pc->ctr[i]);
+	for_each_set_bit(i, pc->bound, pfp_max_pmd)
+		pfp_arm(pc, &pc->ctr[i]);
 	raw_spin_unlock(&pc->lock);
 }
 
@@ -458,7 +458,9 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
  * A counter's period ended: when its PMD wrapped, tell the core (which
  * reads and may reload it); else perf's period was shorter than the
  * distance to the wrap, or ran while the context did not count: the
- * next period ends at the wrap again.
+ * next period ends at the wrap again.  Armed before the core is told:
+ * the control page the core rewrites then takes its base from perf's
+ * counter as that left it.
  */
 static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 {
@@ -476,10 +478,10 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */
-	for (i = 0; pc->running && i < pfp_max_pmd; i++) {
+	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
 		c = &pc->ctr[i];
-		if (!c->ev)
-			continue;
+		if (!pc->running)
+			break;
 		pfp_fold(pc, c);
 		if (c->over) {
 			c->over = false;
@@ -709,6 +711,7 @@ static void pfp_ev_unlink(struct pfp_ctx *pc, struct pfp_ev *ev, bool fold)
 		if (fold)
 			pfp_fold(pc, &pc->ctr[i]);
 		pc->ctr[i].ev = NULL;
+		__clear_bit(i, pc->bound);
 	}
 	list_del(&ev->node);
 }
@@ -725,6 +728,7 @@ static void pfp_release_all(struct pfp_ctx *pc)
 	raw_spin_lock_irqsave(&pc->lock, flags);
 	for (i = 0; i < pfp_max_pmd; i++)
 		pc->ctr[i].ev = NULL;
+	bitmap_zero(pc->bound, PFP_MAX_CTRS);
 	list_splice_init(&pc->evs, &dead);
 	raw_spin_unlock_irqrestore(&pc->lock, flags);
 	list_for_each_entry_safe(ev, tmp, &dead, node)
