@@ -145,8 +145,6 @@ static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
-	/* Left counting at the switch out: start only checks (pfm_perf). */
-	ctx->hw_counting = false;
 	pmu->conf->start(pmu->conf, ctx->vpmu);
 	pfm_switch_timer_start(ctx);
 }
@@ -166,6 +164,28 @@ void pfm_ctx_resume(struct pfm_context *ctx)
 	pfm_ctx_resume_hw(ctx);
 }
 
+/*
+ * The switch in after pfm_ctx_switch_out(), no call since: the virtual
+ * description holds the set; its start finds it still running (or
+ * re-arms it: pfm_perf's pfp_start()).  One not to count here any more
+ * (stopped, masked or throttled meanwhile) is stopped now.
+ */
+static noinline void pfm_ctx_switch_in(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	struct pfm_pmu *pmu = ctx->pmu;
+	bool was = ctx->hw_counting;
+
+	ctx->hw_kept = false;
+	ctx->hw_counting = false;
+	ctx->live_cpu = smp_processor_id();
+	this_cpu_write(pfm_cpu_ctx, ctx);
+	pfm_ctx_resume_hw(ctx);
+	if (was && !ctx->counting)
+		pmu->conf->stop(pmu->conf, ctx->vpmu);
+	pfm_upage_update(ctx);
+}
+
 /**
  * pfm_ctx_sched_in() - make the active set live on this CPU
  * @ctx: the context, locked, not live anywhere
@@ -183,31 +203,27 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(ctx->live_cpu >= 0 || this_cpu_read(pfm_cpu_ctx)))
 		return;
-	if (!ctx->hw_kept) {
-		/* A call changed the set: stop, and write it all. */
-		if (ctx->hw_counting)
-			pmu->conf->stop(pmu->conf, ctx->vpmu);
-		ctx->hw_counting = false;
-		pfm_set_load_hw(ctx, ctx->active_set);
-		if (pmu->conf->num_cfg)
-			pmu->conf->load_cfg(pmu->conf, ctx->vpmu,
-					    ctx->drv_cfg);
+	if (ctx->hw_kept) {
+		pfm_ctx_switch_in(ctx);
+		return;
 	}
-	ctx->hw_kept = false;
+	/* Left counting at a switch out, then a call changed the set. */
+	if (unlikely(ctx->hw_counting)) {
+		pmu->conf->stop(pmu->conf, ctx->vpmu);
+		ctx->hw_counting = false;
+	}
+	pfm_set_load_hw(ctx, ctx->active_set);
+	if (pmu->conf->num_cfg)
+		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
 	ctx->live_cpu = smp_processor_id();
 	this_cpu_write(pfm_cpu_ctx, ctx);
 	/* Inline: every context switch of a counting thread passes here. */
 	pfm_ctx_resume_hw(ctx);
-	/* Not to count here (stopped, masked, throttled meanwhile). */
-	if (ctx->hw_counting) {
-		pmu->conf->stop(pmu->conf, ctx->vpmu);
-		ctx->hw_counting = false;
-	}
 	pfm_upage_update(ctx);
 }
 
 /* The core's side of a halt: the set's time, the switch timer. */
-static void pfm_ctx_halted(struct pfm_context *ctx)
+static __always_inline void pfm_ctx_halted(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	u64 ran = local_clock() - ctx->live_since;
@@ -263,9 +279,9 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 }
 
 /**
- * pfm_ctx_switch_out() - the thread's switch out: save its set
- * @ctx: the context, locked, live on this CPU
- * @keep: the thread runs again (it is not exiting)
+ * pfm_ctx_switch_out() - a thread's switch out, over a virtual description
+ * @ctx: the context, locked, live on this CPU, with @ctx->vpmu; its
+ *       thread runs again (it is not exiting)
  *
  * A virtual description (@ctx_alloc: pfm_perf) holds a per-thread
  * context's registers in the context's own state, and its counters are
@@ -276,15 +292,12 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
  *
  * Context: interrupts disabled, on the live CPU, from the scheduler.
  */
-void pfm_ctx_switch_out(struct pfm_context *ctx, bool keep)
+void pfm_ctx_switch_out(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
-	if (!keep || !ctx->pmu->conf->ctx_alloc || pfm_ctx_is_system(ctx) ||
-	    WARN_ON_ONCE(ctx->live_cpu != smp_processor_id())) {
-		pfm_ctx_sched_out(ctx);
+	if (WARN_ON_ONCE(ctx->live_cpu != smp_processor_id()))
 		return;
-	}
 	if (ctx->counting) {
 		pfm_ctx_halted(ctx);
 		ctx->hw_counting = true;

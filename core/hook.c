@@ -172,8 +172,11 @@ static void pfm_hook_sched_out(struct preempt_notifier *pn,
 	ctx = hook->ctx;
 	if (ctx) {
 		raw_spin_lock(&ctx->lock);
-		if (ctx->live_cpu == smp_processor_id())
-			pfm_ctx_switch_out(ctx, !dead);
+		/* A virtual description keeps its state; not past the end. */
+		if (ctx->live_cpu == smp_processor_id() && ctx->vpmu && !dead)
+			pfm_ctx_switch_out(ctx);
+		else if (ctx->live_cpu == smp_processor_id())
+			pfm_ctx_sched_out(ctx);
 		raw_spin_unlock(&ctx->lock);
 	}
 	if (dead) {
