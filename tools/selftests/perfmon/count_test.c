@@ -538,8 +538,13 @@ TEST(pmd_written_while_switched_out)
 	TH_LOG("%llu ns counted, then %llu ns from %llu",
 	       (unsigned long long)v1, (unsigned long long)(v2 - from),
 	       (unsigned long long)from);
-	EXPECT_LE(19 * MS, v1);
-	EXPECT_LE(from + 19 * MS, v2);
+	/*
+	 * What it checks is that the write holds: a write lost is off by
+	 * 10^12.  Half a round of slack for what a loaded host takes off a
+	 * round's count at the wake-ups (migration_keeps_one_count).
+	 */
+	EXPECT_LE(10 * MS, v1);
+	EXPECT_LE(from + 10 * MS, v2);
 	EXPECT_GT(from + 1000 * MS, v2);
 	close(fd);
 	close(pp.to_echo[1]);
