@@ -423,6 +423,16 @@ struct ping_pong {
 	int to_echo[2], back[2];
 };
 
+/* End the thread @th serving @pp (its read sees EOF), close the pipes. */
+static void ping_pong_end(struct ping_pong *pp, pthread_t th)
+{
+	close(pp->to_echo[1]);
+	pthread_join(th, NULL);
+	close(pp->to_echo[0]);
+	close(pp->back[0]);
+	close(pp->back[1]);
+}
+
 /* On main's CPU: each byte main sends can only come back once main left. */
 static void *echo(void *arg)
 {
@@ -470,11 +480,7 @@ TEST(context_switches_counted)
 	EXPECT_LE(50, v);
 	EXPECT_GE(125, v);	/* at most 2 a trip, a few by kernel work */
 	close(fd);
-	close(pp.to_echo[1]);
-	pthread_join(th, NULL);
-	close(pp.to_echo[0]);
-	close(pp.back[0]);
-	close(pp.back[1]);
+	ping_pong_end(&pp, th);
 }
 
 /* On main's CPU: answer each byte @c after burning @c ms of CPU time. */
@@ -547,11 +553,7 @@ TEST(pmd_written_while_switched_out)
 	EXPECT_LE(from + 10 * MS, v2);
 	EXPECT_GT(from + 1000 * MS, v2);
 	close(fd);
-	close(pp.to_echo[1]);
-	pthread_join(th, NULL);
-	close(pp.to_echo[0]);
-	close(pp.back[0]);
-	close(pp.back[1]);
+	ping_pong_end(&pp, th);
 }
 
 /*
