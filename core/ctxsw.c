@@ -134,6 +134,20 @@ static void pfm_switch_timer_stop(struct pfm_context *ctx)
 	set->timeleft = max_t(s64, left, 1);
 }
 
+/*
+ * The set is live on this CPU from now, or no longer: the interrupt
+ * path finds the context through pfm_cpu_ctx.  Inline: both switch
+ * paths of every counting thread pass here.
+ */
+static __always_inline void pfm_ctx_mark_live(struct pfm_context *ctx,
+					      bool live)
+	__must_hold(&ctx->lock)
+{
+	ctx->live_cpu = live ? smp_processor_id() : -1;
+	/* In parentheses: 6.1's x86 per-CPU casts put none around it. */
+	this_cpu_write(pfm_cpu_ctx, (live ? ctx : NULL));
+}
+
 /* Counting runs when the context is started, not masked nor throttled. */
 static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
@@ -178,8 +192,7 @@ static noinline void pfm_ctx_switch_in(struct pfm_context *ctx)
 
 	ctx->hw_kept = false;
 	ctx->hw_counting = false;
-	ctx->live_cpu = smp_processor_id();
-	this_cpu_write(pfm_cpu_ctx, ctx);
+	pfm_ctx_mark_live(ctx, true);
 	pfm_ctx_resume_hw(ctx);
 	if (was && !ctx->counting)
 		pmu->conf->stop(pmu->conf, ctx->vpmu);
@@ -215,8 +228,7 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	pfm_set_load_hw(ctx, ctx->active_set);
 	if (pmu->conf->num_cfg)
 		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
-	ctx->live_cpu = smp_processor_id();
-	this_cpu_write(pfm_cpu_ctx, ctx);
+	pfm_ctx_mark_live(ctx, true);
 	/* Inline: every context switch of a counting thread passes here. */
 	pfm_ctx_resume_hw(ctx);
 	pfm_upage_update(ctx);
@@ -273,8 +285,7 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	/* The next thread on this CPU must not inherit the settings. */
 	if (pmu->conf->num_cfg)
 		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, NULL);
-	ctx->live_cpu = -1;
-	this_cpu_write(pfm_cpu_ctx, NULL);
+	pfm_ctx_mark_live(ctx, false);
 	pfm_upage_update(ctx);
 }
 
@@ -304,8 +315,7 @@ void pfm_ctx_switch_out(struct pfm_context *ctx)
 	}
 	pfm_set_save_hw(ctx, ctx->active_set);
 	ctx->hw_kept = true;
-	ctx->live_cpu = -1;
-	this_cpu_write(pfm_cpu_ctx, NULL);
+	pfm_ctx_mark_live(ctx, false);
 	pfm_upage_update(ctx);
 }
 

@@ -184,7 +184,7 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs);
 
 /*
  * Vendor parts: probe the CPU, fill @xp.  -ENODEV without that PMU.
- * The modules take the CPU's own with pfm_x86_probe_cpu() (x86_map.c).
+ * The modules take the CPU's own with pfm_x86_probe_cpu() (x86_probe.c).
  */
 int pfm_intel_arch_probe(struct pfm_x86_pmu *xp);
 int pfm_amd64_probe(struct pfm_x86_pmu *xp);

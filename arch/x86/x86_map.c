@@ -10,7 +10,6 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include <asm/perf_event.h>
-#include <asm/processor.h>
 
 #include "pfm_x86.h"
 
@@ -97,23 +96,6 @@ static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 		priv |= PFM_PMC_PRIV_CPU;
 	return priv;
 }
-
-/**
- * pfm_x86_probe_cpu() - describe the PMU of the CPU @xp->hw reads
- * @xp: zeroed description to fill, @hw set
- *
- * Intel's vendor part on an Intel CPU, AMD's on any other (it refuses,
- * logged, what is not AMD or Hygon).
- *
- * Return: 0, or the vendor part's -ENODEV.
- */
-int pfm_x86_probe_cpu(struct pfm_x86_pmu *xp)
-{
-	if (xp->hw->vendor() == X86_VENDOR_INTEL)
-		return pfm_intel_arch_probe(xp);
-	return pfm_amd64_probe(xp);
-}
-EXPORT_SYMBOL_NS_GPL(pfm_x86_probe_cpu, PERFMON_PMU_LIB);
 
 /**
  * pfm_x86_map_ops() - point the description at the register map
