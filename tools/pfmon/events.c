@@ -384,10 +384,24 @@ static void event_role(struct pfmon_pmu *pmu, struct pfmon_event *ev)
 		ev->role = PFMON_ROLE_TASK_CLOCK;
 }
 
+/*
+ * @ev's name as the user asked for it: two rows of one event with other
+ * filters (inst_retired:u, inst_retired:k) must be told apart in stat's
+ * output and in a recording's event list.
+ */
+static void name_with_plm(struct pfmon_event *ev, const char *plm)
+{
+	size_t len = strlen(ev->name);
+
+	snprintf(ev->name + len, sizeof(ev->name) - len, ":%s", plm);
+}
+
 static int resolve(struct pfmon_pmu *pmu, char *name, struct pfmon_event *ev)
 {
 	uint64_t code;
 	bool mod = parse_plm(name, &ev->plm);
+	/* parse_plm() ended @name at the ':'; the modifiers follow. */
+	const char *plm = mod ? name + strlen(name) + 1 : NULL;
 
 	if (!resolve_pmc(pmu, name, ev)) {
 		if (mod) {
@@ -429,6 +443,8 @@ static int resolve(struct pfmon_pmu *pmu, char *name, struct pfmon_event *ev)
 		return -1;
 	}
 	event_role(pmu, ev);
+	if (mod)
+		name_with_plm(ev, plm);
 	return 0;
 }
 
