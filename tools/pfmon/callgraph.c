@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A call graph from folded stacks ("comm;outer;...;inner COUNT"): each
- * function with the share of samples spent in it (self) and in it or
+ * function with the share of the counts spent in it (self) and in it or
  * what it calls (total), then who calls it and what it calls, each
- * with the share of samples through that call.  Shares are of all the
- * samples, as perf report's "children" view gives them.  A function
- * recursing counts once per stack in its total and per call edge.
+ * with the share through that call.  Shares are of all the counts, as
+ * perf report's "children" view gives them; pfmon report's counts are
+ * the samples' periods.  A function recursing counts once per stack in
+ * its total and per call edge.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -234,14 +235,16 @@ static void print_edges(FILE *f, const struct cg *g, size_t sym,
  * callgraph_print() - a call graph of folded stacks
  * @f: where to print it
  * @stacks: "comm;outer;...;inner" lines
- * @counts: the samples of each
+ * @counts: the weight of each: the events its samples stand for
  * @n: entries of @stacks and @counts
- * @top: functions shown, most total samples first (0: all)
+ * @samples: how many samples the stacks hold, for the heading
+ * @top: functions shown, most total weight first (0: all)
  *
  * Return: the functions the stacks hold.
  */
 size_t callgraph_print(FILE *f, const char *const *stacks,
-		       const uint64_t *counts, size_t n, size_t top)
+		       const uint64_t *counts, size_t n, uint64_t samples,
+		       size_t top)
 {
 	const struct cg_edge **tmp;
 	struct cg g = { };
@@ -258,8 +261,8 @@ size_t callgraph_print(FILE *f, const char *const *stacks,
 		order[i] = i;
 	qsort_r(order, g.nr_syms, sizeof(*order), cmp_total, g.syms);
 	nr = top && top < g.nr_syms ? top : g.nr_syms;
-	fprintf(f, "#   Total     Self  Function (%" PRIu64 " samples; total: in it and what it calls)\n",
-		all);
+	fprintf(f, "#   Total     Self  Function (%" PRIu64 " samples, shares of their periods; total: in it and what it calls)\n",
+		samples);
 	for (i = 0; i < nr; i++) {
 		const struct cg_sym *s = &g.syms[order[i]];
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 size_t callgraph_print(FILE *f, const char *const *stacks,
-		       const uint64_t *counts, size_t n, size_t top);
+		       const uint64_t *counts, size_t n, uint64_t samples,
+		       size_t top);
 
 #endif /* PFMON_CALLGRAPH_H */

@@ -43,6 +43,11 @@ static int column_width(const struct report_row *rows, size_t nr, size_t field,
 	return w;
 }
 
+/*
+ * The Overhead column is each row's share of @total, the event's
+ * weight: the events its samples stand for, as perf report's is of
+ * their periods; Samples is how many there are.
+ */
 static void print_rows(const struct report *rep, const struct report_row *rows,
 		       size_t nr, uint64_t total)
 {
@@ -54,8 +59,8 @@ static void print_rows(const struct report *rep, const struct report_row *rows,
 	wc = column_width(rows, shown, 0, 16, 32);
 	wo = rep->opt.sort >= SORT_DSO ?
 	     column_width(rows, shown, 1, 21, 48) : 0;
-	if (shown) {
-		len = snprintf(num, sizeof(num), "%" PRIu64, rows[0].count);
+	for (i = 0; i < shown; i++) {
+		len = snprintf(num, sizeof(num), "%" PRIu64, rows[i].count);
 		if (len > ws)
 			ws = len;
 	}
@@ -68,7 +73,7 @@ static void print_rows(const struct report *rep, const struct report_row *rows,
 		printf("%-*s %-*s Symbol\n", wc, "Command", wo, "Object");
 	for (i = 0; i < shown; i++) {
 		printf("%9.2f%%  %*" PRIu64 "  ",
-		       100.0 * rows[i].count / total, ws, rows[i].count);
+		       100.0 * rows[i].weight / total, ws, rows[i].count);
 		if (rep->opt.sort == SORT_COMM)
 			printf("%s\n", rows[i].comm);
 		else if (rep->opt.sort == SORT_DSO)
@@ -78,9 +83,9 @@ static void print_rows(const struct report *rep, const struct report_row *rows,
 			       wo, rows[i].obj, rows[i].sym);
 	}
 	for (i = shown; i < nr; i++)
-		rest += rows[i].count;
+		rest += rows[i].weight;
 	if (shown < nr)
-		printf("# %zu more lines, %.2f%% of the samples (-n 0 shows all)\n",
+		printf("# %zu more lines, %.2f%% of the overhead (-n 0 shows all)\n",
 		       nr - shown, 100.0 * rest / total);
 }
 
@@ -91,7 +96,7 @@ static void print_event(struct report *rep, uint32_t id)
 
 	nr = report_rows(rep, id, &rows);
 	if (nr)
-		print_rows(rep, rows, nr, rep->events[id].samples);
+		print_rows(rep, rows, nr, rep->events[id].weight);
 	else
 		printf("# no samples\n");
 	free(rows);
@@ -252,7 +257,7 @@ static int print_callgraph(struct report *rep, int64_t only)
 {
 	const char **stacks;
 	struct report_row *rows;
-	uint64_t *counts;
+	uint64_t *counts, samples = 0;
 	size_t i, nr;
 
 	if (!rep->hdr.nr_events) {
@@ -274,9 +279,11 @@ static int print_callgraph(struct report *rep, int64_t only)
 	counts = pfmon_xcalloc(nr + 1, sizeof(*counts));
 	for (i = 0; i < nr; i++) {
 		stacks[i] = rows[i].comm;
-		counts[i] = rows[i].count;
+		counts[i] = rows[i].weight;
+		samples += rows[i].count;
 	}
-	callgraph_print(stdout, stacks, counts, nr,
+	/* Shares of the periods, as the table's Overhead. */
+	callgraph_print(stdout, stacks, counts, nr, samples,
 			rep->opt.top_set ? rep->opt.top : DEFAULT_TOP);
 	free(stacks);
 	free(counts);

@@ -49,6 +49,7 @@ struct report_opts {
  * @name: as its EVENT record names it, if @named
  * @period: its sampling period (with @freq, the first guess)
  * @samples: samples of it counted
+ * @weight: the events they stand for, their periods summed
  * @freq: record -F: overflows per second asked, else 0
  * @named: an EVENT record described it
  */
@@ -56,19 +57,23 @@ struct report_event {
 	char name[sizeof(((struct pfmon_rec_event *)0)->name) + 1];
 	uint64_t period;
 	uint64_t samples;
+	uint64_t weight;
 	uint32_t freq;
 	bool named;
 };
 
 /*
  * A line of a table: samples of a command, object and symbol (NULL
- * past the sort key), or of a folded stack, whole in @comm.
+ * past the sort key), or of a folded stack, whole in @comm; @weight is
+ * the events they stand for (their periods summed), which the shares
+ * are of: under record -F the periods differ from sample to sample.
  */
 struct report_row {
 	const char *comm;
 	const char *obj;
 	const char *sym;
 	uint64_t count;
+	uint64_t weight;
 };
 
 struct report_agg;

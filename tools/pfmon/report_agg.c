@@ -22,20 +22,24 @@
 #include "report.h"
 #include "report_image.h"
 
-/* A count of samples of one IP of an image, between two of its maps. */
+/*
+ * A count of samples of one IP of an image, between two of its maps,
+ * and the events they stand for (@weight: their periods summed).
+ */
 struct entry {
 	struct image *image;
 	uint64_t ip;
 	uint32_t event;
 	uint32_t epoch;
 	uint64_t count;		/* 0: a free slot */
+	uint64_t weight;
 };
 
 /*
  * A count of samples with one call chain (record -g), of an image
  * between two of its maps: @ips innermost first, the first @nr_exact
  * of them IPs (the sample's kernel IP when shown, the user IP), the
- * rest return addresses.
+ * rest return addresses; @weight as struct entry's.
  */
 struct stack {
 	struct image *image;
@@ -45,6 +49,7 @@ struct stack {
 	uint32_t nr_exact;
 	uint64_t *ips;
 	uint64_t count;		/* 0: a free slot */
+	uint64_t weight;
 };
 
 /* The last sample read, which a call chain record that follows is of. */
@@ -54,6 +59,7 @@ struct last_sample {
 	uint32_t event;
 	uint32_t epoch;
 	uint64_t ip;
+	uint64_t period;
 };
 
 /**
@@ -194,6 +200,7 @@ static void stack_count(struct report_agg *a, const struct stack *key)
 		s->ips = pfmon_xcalloc(key->nr, sizeof(*key->ips));
 		memcpy(s->ips, key->ips, key->nr * sizeof(*key->ips));
 	}
+	s->weight += a->last.period;
 }
 
 /*
@@ -242,14 +249,22 @@ static void rec_sample(void *arg, const struct pfmon_rec_sample *s)
 	struct report *rep = arg;
 	struct report_agg *a = rep->agg;
 	struct entry key = { .event = s->event, .ip = s->ip };
+	struct entry *e;
 	bool fresh;
 
 	key.image = image_get(a->images, s->pid);
 	key.epoch = image_epoch(key.image);
-	counts_add(&a->entries, &key, &fresh);
+	e = counts_add(&a->entries, &key, &fresh);
+	/*
+	 * The key's weight was copied in as 0.  A sample of period 0 (a
+	 * damaged file) still weighs: it is on some line.
+	 */
+	e->weight += s->period ? s->period : 1;
 	a->last = (struct last_sample){ true, key.image, key.event,
-					key.epoch, key.ip };
+					key.epoch, key.ip,
+					s->period ? s->period : 1 };
 	rep->events[s->event].samples++;
+	rep->events[s->event].weight += a->last.period;
 	if (!s->ip && (rep->hdr.flags & PFMON_F_KERNEL_HIDDEN))
 		rep->hidden++;
 	if (s->time_ns > rep->last_ns)
@@ -410,28 +425,32 @@ static int row_key_qcmp(const void *a, const void *b)
 	return row_key_cmp(a, b);
 }
 
-static int row_count_qcmp(const void *a, const void *b)
+static int row_weight_qcmp(const void *a, const void *b)
 {
 	const struct report_row *x = a, *y = b;
 
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return row_key_cmp(x, y);
 }
 
-/* Rows of one key made one, their counts summed; most samples first. */
+/* Rows of one key made one, their counts summed; most weight first. */
 static size_t rows_group(struct report_row *rows, size_t nr)
 {
 	size_t i, out;
 
 	qsort(rows, nr, sizeof(*rows), row_key_qcmp);
 	for (i = 1, out = nr ? 1 : 0; i < nr; i++) {
-		if (row_key_cmp(&rows[i], &rows[out - 1]))
+		if (row_key_cmp(&rows[i], &rows[out - 1])) {
 			rows[out++] = rows[i];
-		else
+		} else {
 			rows[out - 1].count += rows[i].count;
+			rows[out - 1].weight += rows[i].weight;
+		}
 	}
-	qsort(rows, out, sizeof(*rows), row_count_qcmp);
+	qsort(rows, out, sizeof(*rows), row_weight_qcmp);
 	return out;
 }
 
@@ -441,7 +460,7 @@ static size_t rows_group(struct report_row *rows, size_t nr)
  * @event: the event's id
  * @rowsp: set to the rows, which the caller frees
  *
- * Return: rows of @event grouped by the sort key, most samples first.
+ * Return: rows of @event grouped by the sort key, most weight first.
  */
 size_t report_rows(struct report *rep, uint32_t event,
 		   struct report_row **rowsp)
@@ -465,6 +484,7 @@ size_t report_rows(struct report *rep, uint32_t event,
 		if (sort < SORT_SYM)
 			rows[nr].sym = NULL;
 		rows[nr].count = e->count;
+		rows[nr].weight = e->weight;
 		nr++;
 	}
 	*rowsp = rows;
@@ -514,7 +534,7 @@ static const char *stack_line(struct images *ims, const struct stack *s)
  * @event: the event's id
  * @rowsp: set to the rows, which the caller frees
  *
- * Return: rows whose @comm is a whole folded stack, most samples first;
+ * Return: rows whose @comm is a whole folded stack, most weight first;
  * 0 for a recording without call chains (record -g).
  */
 size_t report_stack_rows(struct report *rep, uint32_t event,
@@ -531,6 +551,7 @@ size_t report_stack_rows(struct report *rep, uint32_t event,
 		if (!s->count || s->event != event)
 			continue;
 		rows[nr].comm = stack_line(a->images, s);
+		rows[nr].weight = s->weight;
 		rows[nr++].count = s->count;
 	}
 	*rowsp = rows;

@@ -2026,6 +2026,101 @@ TEST(attach_ended_process_explained)
 	unlink(path);
 }
 
+/* Append record @rec of @size bytes (a multiple of 8) of @type to @f. */
+static int put_rec(FILE *f, void *rec, uint32_t type, uint32_t size)
+{
+	struct pfmon_rec *h = rec;
+
+	h->type = type;
+	h->size = size;
+	return fwrite(rec, size, 1, f) == 1 ? 0 : -1;
+}
+
+/*
+ * A recording of one event whose samples have other periods, as record
+ * -F writes them: @heavy samples at weight_heavy of @heavy_period
+ * events each, @light at weight_light of @light_period, both kernel
+ * IPs named by the kallsyms file @ksyms this writes too.
+ */
+static int write_weighted(const char *path, const char *ksyms, int heavy,
+			  uint64_t heavy_period, int light,
+			  uint64_t light_period)
+{
+	struct pfmon_file_header h = { .version = PFMON_DATA_VERSION,
+				       .hdr_size = sizeof(h), .nr_events = 1,
+				       .end_ns = 1000000000 };
+	struct pfmon_rec_event ev = { .freq = 100, .period = light_period };
+	struct pfmon_rec_comm comm = { .pid = 42, .tid = 42 };
+	struct pfmon_rec_sample smp = { .pid = 42, .tid = 42 };
+	FILE *f = fopen(ksyms, "we");
+	int i, ret = 0;
+
+	if (!f)
+		return -1;
+	fprintf(f, "ffffffff81000000 T weight_heavy\n"
+		   "ffffffff81001000 T weight_light\n"
+		   "ffffffff81002000 T weight_end\n");
+	if (fclose(f))
+		return -1;
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	memcpy(h.magic, PFMON_DATA_MAGIC, sizeof(h.magic));
+	strcpy(h.pmu, "soft");
+	strcpy(h.command, "weights");
+	strcpy(ev.name, "w");
+	strcpy(comm.comm, "weights");
+	ret |= fwrite(&h, sizeof(h), 1, f) == 1 ? 0 : -1;
+	ret |= put_rec(f, &ev, PFMON_REC_EVENT, sizeof(ev));
+	ret |= put_rec(f, &comm, PFMON_REC_COMM, sizeof(comm));
+	for (i = 0; i < heavy + light; i++) {
+		smp.ip = i < heavy ? 0xffffffff81000010ull : 0xffffffff81001010ull;
+		smp.period = i < heavy ? heavy_period : light_period;
+		smp.time_ns = 1000 + i;
+		ret |= put_rec(f, &smp, PFMON_REC_SAMPLE, sizeof(smp));
+	}
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/*
+ * report weighs each sample by its period, as perf report does: under
+ * -F the periods differ, and a count of samples would give the share
+ * of the samples, not of the events.  1 sample of 6000 events against
+ * 4 of 1000: 60% and 40%, the heavy one first; the Samples column
+ * still counts 1 and 4.
+ */
+TEST(report_weighs_by_period)
+{
+	const char *path = "/tmp/pfmon_test_weights.data";
+	const char *ksyms = "/tmp/pfmon_test_weights.kallsyms";
+	struct report_row rows[MAX_LINES];
+	struct run r = { };
+	uint64_t sum;
+	int n;
+
+	ASSERT_EQ(0, write_weighted(path, ksyms, 1, 6000, 4, 1000));
+	ASSERT_EQ(0, run_sh(&r, "pfmon report -i %s --kallsyms %s -n 0",
+			    path, ksyms))
+		TH_LOG("stderr: %s", r.err);
+	n = report_rows(r.out, rows, MAX_LINES, &sum);
+	ASSERT_EQ(2, n) TH_LOG("report:\n%s", r.out);
+	TH_LOG("%s %.2f%% (%llu), %s %.2f%% (%llu)",
+	       rows[0].sym, rows[0].pct, (unsigned long long)rows[0].samples,
+	       rows[1].sym, rows[1].pct, (unsigned long long)rows[1].samples);
+	EXPECT_STREQ("weight_heavy", rows[0].sym);
+	EXPECT_EQ(60.0, rows[0].pct);
+	EXPECT_EQ(1, rows[0].samples);
+	EXPECT_STREQ("weight_light", rows[1].sym);
+	EXPECT_EQ(40.0, rows[1].pct);
+	EXPECT_EQ(4, rows[1].samples);
+	EXPECT_EQ(5, sum);
+	run_free(&r);
+	unlink(path);
+	unlink(ksyms);
+}
+
 /*
  * record -F 1000: the default event's period starts at 1 and the kernel
  * adjusts it (PFM_REGFL_FREQ), so that hotspot is sampled about 1,000
