@@ -8,10 +8,12 @@
 # --symfs tree, and must see what pfmon saw:
 #  - as many samples;
 #  - every call chain through the workload's worker() that perf
-#    resolves whole (no [unknown] frame: kernel frames stay unnamed
-#    here, the guest's kernel symbols being in the guest) is one of
-#    pfmon's folded stacks, with as many samples.  (Elsewhere, in libc,
-#    perf and pfmon may name one address by different aliases:
+#    resolves whole (no [unknown] frame) is one of pfmon's folded
+#    stacks, with as many samples.  Kernel frames count: the export's
+#    kernel map and the guest's symbols (the lines of its /proc/kallsyms
+#    that pfmon's stacks name, and _text, given to perf --kallsyms) let
+#    perf name them, and it must name some.  (Elsewhere,
+#    in libc, perf and pfmon may name one address by different aliases:
 #    __madvise and madvise.)
 #  - those chains hold 80% of the samples at least;
 #  - perf report's top symbol is pfmon report's (hot_loop).
@@ -28,7 +30,10 @@ pfmon report -i g.data --folded > g.folded &&
 pfmon report -i g.data -n 1 > g.top &&
 pfmon export -i g.data -o perf.data &&
 echo PFMON-B64 && base64 perf.data && echo PFMON-FOLDED && cat g.folded &&
-echo PFMON-TOP && cat g.top && echo PFMON-END'
+echo PFMON-TOP && cat g.top && echo PFMON-KSYMS &&
+awk '\''NR == FNR { n = split($1, f, ";"); for (i = 2; i <= n; i++) want[f[i]] = 1; next }
+$3 == "_text" || ($2 ~ /^[tTwW]$/ && $3 in want)'\'' g.folded /proc/kallsyms &&
+echo PFMON-END'
 "$top/tools/selftests/qemu/vm" --arch x86_64 --kver "$kver" --timeout 300 \
 	exec -- "$cmd" > "$work/guest.log" 2>&1 || {
 	tail -n 30 "$work/guest.log" >&2
@@ -40,14 +45,17 @@ sed -n '/^PFMON-B64$/,/^PFMON-FOLDED$/p' "$work/log" | sed '1d;$d' |
 	base64 -d > "$work/perf.data"
 sed -n '/^PFMON-FOLDED$/,/^PFMON-TOP$/p' "$work/log" | sed '1d;$d' \
 	> "$work/pfmon.folded"
-sed -n '/^PFMON-TOP$/,/^PFMON-END$/p' "$work/log" | sed '1d;$d' \
+sed -n '/^PFMON-TOP$/,/^PFMON-KSYMS$/p' "$work/log" | sed '1d;$d' \
 	> "$work/pfmon.top"
+sed -n '/^PFMON-KSYMS$/,/^PFMON-END$/p' "$work/log" | sed '1d;$d' \
+	> "$work/kallsyms"
 grep '^pfmon export:' "$work/log" || true
 
 # The guest's /bin/hotspot is this build's.
 mkdir -p "$work/sym/bin"
 cp "$top/.build/x86_64/pfmon/hotspot" "$work/sym/bin/"
-perf script -i "$work/perf.data" --symfs "$work/sym" -F comm,ip,sym \
+perf script -i "$work/perf.data" --symfs "$work/sym" \
+	--kallsyms "$work/kallsyms" -F comm,ip,sym \
 	2> "$work/script.err" > "$work/script.out" || {
 	cat "$work/script.err" >&2
 	echo "check-export: perf script refused the file" >&2
@@ -91,6 +99,15 @@ if ((total != pfmon_total)); then
 fi
 if ((whole * 100 < total * 80)); then
 	echo "check-export: only $whole of $total samples in chains through worker perf resolved whole" >&2
+	fail=1
+fi
+# Kernel frames (an address in the upper half) perf named, of all.
+read -r kern_named kern_all < <(awk '/^\t/ && $1 ~ /^ffff/ {
+	all++; if ($2 != "[unknown]") named++ } END { print named + 0, all + 0 }' \
+	"$work/script.out")
+echo "check-export: kernel frames perf named: $kern_named of $kern_all"
+if ((kern_all > 0 && kern_named == 0)); then
+	echo "check-export: perf named no kernel frame (the export's kernel map)" >&2
 	fail=1
 fi
 perf_top=$(perf report -i "$work/perf.data" --symfs "$work/sym" --stdio \

@@ -17,9 +17,13 @@
  * feature holds the build ids of the mapped files and of the running
  * kernel, read when exporting: export on the machine that recorded.
  *
- * Left out: the kernel's own map (no PERF_RECORD_MMAP of
- * [kernel.kallsyms]), so perf names no kernel frame unless given the
- * recording machine's kernel symbols.
+ * The kernel's own map is a PERF_RECORD_MMAP of "[kernel.kallsyms]_text"
+ * (pid -1, from _text to the end of the address space, _text's address
+ * as its offset), as perf writes it: with it, and the recording
+ * machine's kernel symbols (its /proc/kallsyms, or perf's --kallsyms
+ * elsewhere), perf names the kernel frames.  It is read when exporting
+ * too; without the kernel's addresses (kptr_restrict) it is left out,
+ * with a warning.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -335,6 +339,53 @@ struct perf_lost {
 	struct perf_event_header h;
 	uint64_t id, lost;
 };
+
+/*
+ * _text's address in @kallsyms (_stext's where there is no _text), or 0:
+ * unreadable, or the addresses hidden (all zero).
+ */
+static uint64_t kernel_text(const char *kallsyms)
+{
+	unsigned long long addr, text = 0, stext = 0;
+	char line[512], type, name[256];
+	FILE *f = fopen(kallsyms, "re");
+
+	if (!f)
+		return 0;
+	while (!text && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_text"))
+			text = addr;
+		else if (!strcmp(name, "_stext"))
+			stext = addr;
+	}
+	fclose(f);
+	return text ? text : stext;
+}
+
+/* The kernel's map, first of the records; false without its address. */
+static bool kernel_mmap(struct export *ex)
+{
+	static const char name[] = "[kernel.kallsyms]_text";
+	size_t size = sizeof(struct perf_mmap) + align8(sizeof(name)) +
+		      sizeof(struct id_trailer);
+	uint64_t text = kernel_text("/proc/kallsyms");
+	uint64_t time = ex->data.hdr.start_ns;
+	struct perf_mmap *r;
+
+	if (!text)
+		return false;
+	r = rec_new(ex, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, size, time);
+	r->pid = UINT32_MAX;	/* perf's -1: the host's kernel */
+	r->tid = 0;
+	r->addr = text;
+	r->len = UINT64_MAX - text;
+	r->pgoff = text;
+	memcpy(r->filename, name, sizeof(name));
+	trailer((char *)r + size, UINT32_MAX, 0, time);
+	return true;
+}
 
 static void on_lost(void *arg, const struct pfmon_rec_lost *l)
 {
@@ -678,6 +729,8 @@ int cmd_export(int argc, char **argv)
 	ex.freqs = pfmon_xcalloc(ex.data.hdr.nr_events + 1, sizeof(*ex.freqs));
 	ex.names = pfmon_xcalloc(ex.data.hdr.nr_events + 1,
 				 sizeof(*ex.names));
+	if (!kernel_mmap(&ex))
+		pfmon_warn("/proc/kallsyms shows no kernel addresses: perf will name no kernel frame (export as root, or with kernel.kptr_restrict=0)");
 	ret = pfmon_data_walk(&ex.data, &export_ops, &ex);
 	sample_flush(&ex, NULL, 0, 0);
 	pfmon_data_close(&ex.data);
