@@ -41,6 +41,7 @@ host_pkgs=(
 	libpfm4-dev zlib1g-dev libzstd-dev
 	libxml2-utils
 	linux-perf
+	golang-1.19-go
 )
 
 # The static libraries pfmon links, in their arm64 builds (unpacked).

@@ -17,6 +17,13 @@
 #    __madvise and madvise.)
 #  - those chains hold 80% of the samples at least;
 #  - perf report's top symbol is pfmon report's (hot_loop).
+# The same recording exported as a pprof profile (--format pprof) is
+# read by the pprof tool of Debian's Go (golang-1.19-go): pprof -raw
+# takes the file whole, with as many samples, the task-clock sample
+# type and the pid, tid, cpu and thread labels; pprof -top's first
+# function is pfmon report's, with the same share to 0.01%; pprof
+# -traces shows worker's chains.  A file that is no recording is
+# refused by the export with a message, and leaves no file.
 # Usage: check-export.sh TOP KVER
 set -euo pipefail
 
@@ -29,6 +36,11 @@ cmd='cd /tmp && pfmon record -g -q -o g.data -- hotspot -t 2 &&
 pfmon report -i g.data --folded > g.folded &&
 pfmon report -i g.data -n 1 > g.top &&
 pfmon export -i g.data -o perf.data &&
+pfmon export -i g.data --format pprof -o g.pb.gz &&
+printf "no recording" > bad.data &&
+{ ! pfmon export -i bad.data --format pprof -o bad.pb.gz; } &&
+! ls bad.pb.gz* 2> /dev/null &&
+echo PFMON-PPROF && base64 g.pb.gz &&
 echo PFMON-B64 && base64 perf.data && echo PFMON-FOLDED && cat g.folded &&
 echo PFMON-TOP && cat g.top && echo PFMON-KSYMS &&
 awk '\''NR == FNR { n = split($1, f, ";"); for (i = 2; i <= n; i++) want[f[i]] = 1; next }
@@ -43,6 +55,8 @@ echo PFMON-END'
 tr -d '\r' < "$work/guest.log" > "$work/log"
 sed -n '/^PFMON-B64$/,/^PFMON-FOLDED$/p' "$work/log" | sed '1d;$d' |
 	base64 -d > "$work/perf.data"
+sed -n '/^PFMON-PPROF$/,/^PFMON-B64$/p' "$work/log" | sed '1d;$d' |
+	base64 -d > "$work/pfmon.pb.gz"
 sed -n '/^PFMON-FOLDED$/,/^PFMON-TOP$/p' "$work/log" | sed '1d;$d' \
 	> "$work/pfmon.folded"
 sed -n '/^PFMON-TOP$/,/^PFMON-KSYMS$/p' "$work/log" | sed '1d;$d' \
@@ -116,6 +130,47 @@ pfmon_top=$(awk '/^ +[0-9.]+%/ { print $NF; exit }' "$work/pfmon.top")
 echo "check-export: top symbol: perf $perf_top, pfmon $pfmon_top"
 if [[ -z $perf_top || $perf_top != "$pfmon_top" ]]; then
 	echo "check-export: top symbols differ" >&2
+	fail=1
+fi
+
+# The pprof profile, read by pprof itself.
+pprof=$(ls /usr/lib/go-1.*/pkg/tool/linux_*/pprof 2> /dev/null | sort -V | tail -1)
+if [[ -z $pprof ]]; then
+	echo "check-export: no pprof tool (golang-1.19-go: make deps)" >&2
+	exit 1
+fi
+export PPROF_TMPDIR=$work
+"$pprof" -raw "$work/pfmon.pb.gz" > "$work/pprof.raw" 2> "$work/pprof.err" || {
+	cat "$work/pprof.err" >&2
+	echo "check-export: pprof refused the profile" >&2
+	exit 1
+}
+pp_samples=$(awk '/^Samples:/ { on = 1; next } /^[A-Z]/ { on = 0 }
+	on && /^ +[0-9]+ +[0-9]+:/ { n += $1 } END { print n + 0 }' "$work/pprof.raw")
+echo "check-export: pprof read $pp_samples samples (pfmon $pfmon_total)"
+if ((pp_samples != pfmon_total)); then
+	echo "check-export: pprof read $pp_samples samples, pfmon reported $pfmon_total" >&2
+	fail=1
+fi
+for want in "samples/count task-clock/nanoseconds" "thread:\[hotspot\]" \
+	"pid:\[[0-9]+\]" "tid:\[[0-9]+\]" "cpu:\[[0-9]+\]" \
+	"/bin/hotspot [0-9a-f]{40}"; do
+	if ! grep -qE "$want" "$work/pprof.raw"; then
+		echo "check-export: pprof -raw shows no '$want'" >&2
+		fail=1
+	fi
+done
+"$pprof" -top "$work/pfmon.pb.gz" 2> /dev/null > "$work/pprof.top"
+pp_top=$(awk '/^ +flat/ { on = 1; next } on { print $6, $2; exit }' "$work/pprof.top")
+pf_top=$(awk '/^ +[0-9.]+%/ { print $NF, $1; exit }' "$work/pfmon.top")
+echo "check-export: top function: pprof $pp_top, pfmon $pf_top"
+if [[ -z $pp_top || $pp_top != "$pf_top" ]]; then
+	echo "check-export: pprof -top's first line is not pfmon report's" >&2
+	sed -n 1,12p "$work/pprof.top" >&2
+	fail=1
+fi
+if ! "$pprof" -traces "$work/pfmon.pb.gz" 2> /dev/null | grep -q '^ *worker$'; then
+	echo "check-export: pprof -traces shows no chain through worker" >&2
 	fail=1
 fi
 ((fail)) && exit 1

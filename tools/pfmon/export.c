@@ -37,10 +37,12 @@
 
 #include "pfmon.h"
 #include "datafile.h"
+#include "pprof.h"
 #include "symbols.h"
 
 #define DEFAULT_INPUT	"pfmon.data"
 #define DEFAULT_OUTPUT	"perf.data"
+#define DEFAULT_PPROF	"pfmon.pb.gz"
 
 #define PERF_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
 #define PERF_NAME_ALIGN		64
@@ -676,11 +678,13 @@ static void export_free(struct export *ex)
 static int export_usage(FILE *f, int ret)
 {
 	fprintf(f,
-		"usage: pfmon export [-i FILE] [-o FILE]\n"
+		"usage: pfmon export [-i FILE] [-o FILE] [--format perf|pprof]\n"
 		"  A recording (-i, default " DEFAULT_INPUT ") as a perf.data file\n"
 		"  (-o, default " DEFAULT_OUTPUT ") for perf report, perf script and\n"
-		"  the viewers that read perf's format.  Run it where the recording\n"
-		"  was made: it reads the build ids of the files mapped.\n");
+		"  the viewers that read perf's format; --format pprof: as a gzip'd\n"
+		"  pprof profile.proto (-o, default " DEFAULT_PPROF ") for pprof,\n"
+		"  Pyroscope and Parca.  Run it where the recording was made: it\n"
+		"  reads the build ids of the files mapped.\n");
 	return ret;
 }
 
@@ -705,23 +709,40 @@ static int export_write(struct export *ex)
 
 int cmd_export(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
 	struct export ex = {
 		.input = DEFAULT_INPUT,
-		.output = DEFAULT_OUTPUT,
 	};
+	bool pprof = false;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "i:o:h")) != -1) {
-		if (c == 'i')
+	while ((c = getopt_long(argc, argv, "i:o:f:h", longopts, NULL)) != -1) {
+		if (c == 'i') {
 			ex.input = optarg;
-		else if (c == 'o')
+		} else if (c == 'o') {
 			ex.output = optarg;
-		else
+		} else if (c == 'f' && (!strcmp(optarg, "perf") ||
+					!strcmp(optarg, "pprof"))) {
+			pprof = !strcmp(optarg, "pprof");
+		} else if (c == 'f') {
+			pfmon_err("--format %s: perf or pprof", optarg);
+			return 2;
+		} else {
 			return export_usage(c == 'h' ? stdout : stderr,
 					    c == 'h' ? 0 : 2);
+		}
 	}
 	if (optind < argc)
 		return export_usage(stderr, 2);
+	if (pprof)
+		return pprof_export(ex.input, ex.output ? ex.output :
+				    DEFAULT_PPROF);
+	if (!ex.output)
+		ex.output = DEFAULT_OUTPUT;
 	if (pfmon_data_open(&ex.data, ex.input))
 		return 1;
 	ex.periods = pfmon_xcalloc(ex.data.hdr.nr_events + 1,

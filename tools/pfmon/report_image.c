@@ -311,6 +311,26 @@ static struct map *map_find(struct image *img, uint32_t epoch, uint64_t ip)
 }
 
 /**
+ * image_mapping() - the mapping an IP of an image falls in
+ * @img: the image
+ * @epoch: the image_epoch() of the sample
+ * @ip: the IP
+ * @info: set to the mapping's range, file offset and path
+ *
+ * Return: true, or false where no mapping of @img covers @ip.
+ */
+bool image_mapping(struct image *img, uint32_t epoch, uint64_t ip,
+		   struct image_map_info *info)
+{
+	struct map *m = map_find(img, epoch, ip);
+
+	if (!m)
+		return false;
+	*info = (struct image_map_info){ m->start, m->end, m->pgoff, m->path };
+	return true;
+}
+
+/**
  * image_comm() - the command of an image
  * @ims: the images
  * @img: the image

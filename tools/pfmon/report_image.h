@@ -27,6 +27,14 @@ static inline uint64_t hash64(uint64_t x)
 	return x;
 }
 
+/* A mapping of an image, as image_mapping() finds it. */
+struct image_map_info {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	const char *path;
+};
+
 struct images *images_new(struct symbols *syms, bool kernel_hidden);
 void images_free(struct images *ims);
 const char *images_intern(struct images *ims, const char *s, size_t len);
@@ -40,5 +48,7 @@ uint32_t image_epoch(const struct image *img);
 const char *image_comm(struct images *ims, struct image *img);
 void image_resolve(struct images *ims, struct image *img, uint32_t epoch,
 		   uint64_t ip, const char **obj, const char **sym);
+bool image_mapping(struct image *img, uint32_t epoch, uint64_t ip,
+		   struct image_map_info *info);
 
 #endif /* PFMON_REPORT_IMAGE_H */
