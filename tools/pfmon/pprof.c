@@ -558,6 +558,7 @@ static int write_gzip(const char *path, const struct buf *b)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	errno = 0;
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -1;
