@@ -154,18 +154,9 @@ static void put_packed(struct buf *b, unsigned int field, const uint64_t *v,
 	free(m.p);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
 static void str_slot_put(struct strtab *t, uint32_t idx)
 {
-	size_t i = str_hash(t->strs[idx]) & (t->cap_slots - 1);
+	size_t i = hash_str(t->strs[idx]) & (t->cap_slots - 1);
 
 	while (t->slots[i])
 		i = (i + 1) & (t->cap_slots - 1);
@@ -184,7 +175,7 @@ static uint64_t str_id(struct strtab *t, const char *s)
 		for (i = 0; i < t->nr; i++)
 			str_slot_put(t, i);
 	}
-	for (i = str_hash(s) & (t->cap_slots - 1); t->slots[i];
+	for (i = hash_str(s) & (t->cap_slots - 1); t->slots[i];
 	     i = (i + 1) & (t->cap_slots - 1))
 		if (!strcmp(t->strs[t->slots[i] - 1], s))
 			return t->slots[i] - 1;

@@ -74,15 +74,6 @@ struct images {
 	size_t nr_strs, cap_strs;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
 static void strs_insert(char **strs, size_t cap, char *s)
 {
 	size_t i = hash_str(s) & (cap - 1);

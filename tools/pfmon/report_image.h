@@ -27,6 +27,16 @@ static inline uint64_t hash64(uint64_t x)
 	return x;
 }
 
+/* FNV-1a of a string, for the tables of strings (report, pprof). */
+static inline uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
 /* A mapping of an image, as image_mapping() finds it. */
 struct image_map_info {
 	uint64_t start;
