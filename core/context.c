@@ -204,11 +204,11 @@ void pfm_free_dead_sets(struct pfm_context *ctx)
 static u64 pfm_pmc_start_val(const struct pfm_pmu *pmu, u16 i,
 			     u32 priv)
 {
-	u64 v = pmu->conf->pmc_desc[i].dfl_val;
+	u64 v = pmu->map->pmc_desc[i].dfl_val;
 
-	if (pmu->conf->pmc_priv && test_bit(i, pmu->impl_pmcs) &&
-	    (pmu->conf->pmc_priv(pmu->conf, i, v) & ~priv))
-		v = pmu->conf->pmc_user_val(pmu->conf, i, v);
+	if (pmu->checks->pmc_priv && test_bit(i, pmu->impl_pmcs) &&
+	    (pmu->checks->pmc_priv(pmu->map, i, v) & ~priv))
+		v = pmu->checks->pmc_user_val(pmu->map, i, v);
 	return v;
 }
 

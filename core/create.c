@@ -21,7 +21,7 @@ static void pfm_ctx_parts_free(struct pfm_context *ctx)
 	pfm_smpl_buf_free(ctx->smpl);
 	pfm_upage_free(ctx);
 	if (ctx->vpmu)
-		ctx->pmu->conf->ctx_free(ctx->pmu->conf, ctx->vpmu);
+		ctx->pmu->ops->ctx_free(ctx->pmu->conf, ctx->vpmu);
 }
 
 static const struct pfm_ctx_ops pfm_ctx_parts = {
@@ -83,7 +83,7 @@ static void pfm_create_state_free(struct pfm_create_state *cs)
 	if (cs->set0)
 		pfm_event_set_free(cs->set0);
 	if (cs->vpmu)
-		cs->pmu->conf->ctx_free(cs->pmu->conf, cs->vpmu);
+		cs->pmu->ops->ctx_free(cs->pmu->conf, cs->vpmu);
 	if (cs->pmu)
 		pfm_pmu_put(cs->pmu);
 }
@@ -141,8 +141,8 @@ static int pfm_create_prepare(struct pfm_context *ctx,
 	cs->set0 = pfm_event_set_alloc(cs->pmu, 0, cs->priv);
 	if (!cs->set0)
 		return -ENOMEM;
-	if (cs->pmu->conf->ctx_alloc) {
-		cs->vpmu = cs->pmu->conf->ctx_alloc(cs->pmu->conf);
+	if (cs->pmu->ops->ctx_alloc) {
+		cs->vpmu = cs->pmu->ops->ctx_alloc(cs->pmu->conf);
 		if (!cs->vpmu)
 			return -ENOMEM;
 	}

@@ -80,14 +80,14 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 	u64 v;
 
 	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
-		pmu->conf->write_pmc(pmu->conf, ctx->vpmu, i, set->pmcs[i]);
+		pmu->ops->write_pmc(pmu->conf, ctx->vpmu, i, set->pmcs[i]);
 	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
-		if (pmu->conf->pmd_desc[i].type & PFM_REGT_RO)
+		if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
 			continue;
 		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
 		if (test_bit(i, pmu->cnt_pmds))
 			v &= pmu->ovfl_mask;
-		pmu->conf->write_pmd(pmu->conf, ctx->vpmu, i, v);
+		pmu->ops->write_pmd(pmu->conf, ctx->vpmu, i, v);
 	}
 }
 
@@ -159,7 +159,7 @@ static __always_inline void pfm_ctx_resume_hw(struct pfm_context *ctx)
 		return;
 	ctx->counting = true;
 	ctx->live_since = local_clock();
-	pmu->conf->start(pmu->conf, ctx->vpmu);
+	pmu->ops->start(pmu->conf, ctx->vpmu);
 	pfm_switch_timer_start(ctx);
 }
 
@@ -195,7 +195,7 @@ static noinline void pfm_ctx_switch_in(struct pfm_context *ctx)
 	pfm_ctx_mark_live(ctx, true);
 	pfm_ctx_resume_hw(ctx);
 	if (was && !ctx->counting)
-		pmu->conf->stop(pmu->conf, ctx->vpmu);
+		pmu->ops->stop(pmu->conf, ctx->vpmu);
 	pfm_upage_update(ctx);
 }
 
@@ -222,12 +222,12 @@ void pfm_ctx_sched_in(struct pfm_context *ctx)
 	}
 	/* Left counting at a switch out, then a call changed the set. */
 	if (unlikely(ctx->hw_counting)) {
-		pmu->conf->stop(pmu->conf, ctx->vpmu);
+		pmu->ops->stop(pmu->conf, ctx->vpmu);
 		ctx->hw_counting = false;
 	}
 	pfm_set_load_hw(ctx, ctx->active_set);
-	if (pmu->conf->num_cfg)
-		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
+	if (pmu->cfg->num)
+		pmu->ops->load_cfg(pmu->conf, ctx->vpmu, ctx->drv_cfg);
 	pfm_ctx_mark_live(ctx, true);
 	/* Inline: every context switch of a counting thread passes here. */
 	pfm_ctx_resume_hw(ctx);
@@ -262,7 +262,7 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->counting)
 		return;
-	pmu->conf->stop(pmu->conf, ctx->vpmu);
+	pmu->ops->stop(pmu->conf, ctx->vpmu);
 	pfm_ctx_halted(ctx);
 }
 
@@ -283,8 +283,8 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
 	pfm_ctx_halt(ctx);
 	pfm_set_save_hw(ctx, ctx->active_set);
 	/* The next thread on this CPU must not inherit the settings. */
-	if (pmu->conf->num_cfg)
-		pmu->conf->load_cfg(pmu->conf, ctx->vpmu, NULL);
+	if (pmu->cfg->num)
+		pmu->ops->load_cfg(pmu->conf, ctx->vpmu, NULL);
 	pfm_ctx_mark_live(ctx, false);
 	pfm_upage_update(ctx);
 }
@@ -406,7 +406,7 @@ void pfm_cpu_pm_save(struct pfm_pmu_config *pmu)
 		return;
 	raw_spin_lock(&ctx->lock);
 	if (ctx->counting)
-		pmu->stop(pmu, ctx->vpmu);
+		pmu->ops->stop(pmu, ctx->vpmu);
 	pfm_set_save_hw(ctx, ctx->active_set);
 	raw_spin_unlock(&ctx->lock);
 }
@@ -432,10 +432,10 @@ void pfm_cpu_pm_restore(struct pfm_pmu_config *pmu)
 		return;
 	raw_spin_lock(&ctx->lock);
 	pfm_set_load_hw(ctx, ctx->active_set);
-	if (pmu->num_cfg)
-		pmu->load_cfg(pmu, ctx->vpmu, ctx->drv_cfg);
+	if (ctx->pmu->cfg->num)
+		pmu->ops->load_cfg(pmu, ctx->vpmu, ctx->drv_cfg);
 	if (ctx->counting)
-		pmu->start(pmu, ctx->vpmu);
+		pmu->ops->start(pmu, ctx->vpmu);
 	raw_spin_unlock(&ctx->lock);
 }
 EXPORT_SYMBOL_GPL(pfm_cpu_pm_restore);

@@ -39,9 +39,9 @@ static u32 pfm_cfg_entry_check(const struct pfm_pmu *pmu,
 	if (req->cfg_reserved1 || (req->cfg_flags & ~PFM_REG_RETFL_MASK) ||
 	    memchr_inv(req->cfg_reserved2, 0, sizeof(req->cfg_reserved2)))
 		return PFM_REG_RETFL_EFLAGS;
-	if (req->cfg_num >= pmu->conf->num_cfg)
+	if (req->cfg_num >= pmu->cfg->num)
 		return PFM_REG_RETFL_NOTAVAIL;
-	if (set && pmu->conf->cfg_check(pmu->conf, req->cfg_num, req->cfg_value, ctx_flags))
+	if (set && pmu->cfg->check(req->cfg_num, req->cfg_value, ctx_flags))
 		return PFM_REG_RETFL_EINVAL;
 	return 0;
 }
@@ -161,6 +161,6 @@ void pfm_cfg_init(struct pfm_context *ctx)
 	u16 i;
 
 	lockdep_assert_held(&ctx->lock);
-	for (i = 0; i < pmu->conf->num_cfg; i++)
-		ctx->drv_cfg[i] = pmu->conf->cfg_desc[i].dfl_val;
+	for (i = 0; i < pmu->cfg->num; i++)
+		ctx->drv_cfg[i] = pmu->cfg->desc[i].dfl_val;
 }

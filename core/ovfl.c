@@ -72,7 +72,7 @@ void pfm_pmd_reset(struct pfm_context *ctx, struct pfm_event_set *set,
 		pmd->lval = pmd->value;
 		/* A held counter takes its value when a trigger releases it. */
 		if (live && !test_bit(j, set->held_pmds))
-			pmu->conf->write_pmd(pmu->conf, ctx->vpmu, j, pmd->value & pmu->ovfl_mask);
+			pmu->ops->write_pmd(pmu->conf, ctx->vpmu, j, pmd->value & pmu->ovfl_mask);
 	}
 }
 
@@ -121,7 +121,7 @@ static void pfm_triggers(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 	for_each_set_bit(i, start, 64) {
 		if (test_and_clear_bit(i, set->held_pmds))
-			pmu->conf->write_pmd(pmu->conf, ctx->vpmu, i,
+			pmu->ops->write_pmd(pmu->conf, ctx->vpmu, i,
 				       set->pmds[i].value & pmu->ovfl_mask);
 	}
 }
@@ -139,7 +139,7 @@ static bool pfm_pmd_carry(struct pfm_context *ctx, struct pfm_event_set *set,
 
 	/* For a 64-bit wide counter, ovfl_mask + 1 is 0: every wrap counts. */
 	upper = (pmd->value & ~pmu->ovfl_mask) + pmu->ovfl_mask + 1;
-	pmd->value = upper | (pmu->conf->read_pmd(pmu->conf, ctx->vpmu, i) & pmu->ovfl_mask);
+	pmd->value = upper | (pmu->ops->read_pmd(pmu->conf, ctx->vpmu, i) & pmu->ovfl_mask);
 	return !upper;
 }
 

@@ -139,8 +139,12 @@ struct completion;
 
 /**
  * struct pfm_pmu - the registered description, as the core knows it
- * @conf: the description its module registered; the core reads it and
- *        calls its ops with it, and never writes to it
+ * @conf: the description its module registered; the core calls its ops
+ *        with it, and never writes to it
+ * @map: its register map (@conf->map)
+ * @ops: its engine's ops (@conf->ops)
+ * @checks: the map's checks of PMC values (an empty table without)
+ * @cfg: the map's driver settings (an empty table without)
  * @impl_pmcs: implemented PMCs
  * @impl_pmds: implemented PMDs
  * @cnt_pmds: implemented PMDs that are counters
@@ -155,6 +159,10 @@ struct completion;
  */
 struct pfm_pmu {
 	struct pfm_pmu_config *conf;
+	const struct pfm_pmu_map *map;
+	const struct pfm_pmu_ops *ops;
+	const struct pfm_pmu_checks *checks;
+	const struct pfm_pmu_settings *cfg;
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
 	DECLARE_BITMAP(impl_pmds, PFM_MAX_PMDS);
 	DECLARE_BITMAP(cnt_pmds, PFM_MAX_PMDS);
@@ -477,7 +485,7 @@ static inline u64 pfm_pmd_read_hw(struct pfm_context *ctx,
 		return pmd->value;
 	/* Before the call: less to keep across it. */
 	mask = test_bit(i, pmu->cnt_pmds) ? pmu->ovfl_mask : ~0ULL;
-	hw = pmu->conf->read_pmd(pmu->conf, ctx->vpmu, i);
+	hw = pmu->ops->read_pmd(pmu->conf, ctx->vpmu, i);
 	return (pmd->value & ~mask) | (hw & mask);
 }
 

@@ -38,30 +38,39 @@ static bool pfm_regmap_valid(const struct pfm_regmap_desc *d, u16 n,
 	return true;
 }
 
+/* What a map without checks or settings has: nothing to call. */
+static const struct pfm_pmu_checks pfm_no_checks;
+static const struct pfm_pmu_settings pfm_no_settings;
+
 /* Derive the bitmaps and counts the core uses from @conf's tables. */
 static void pfm_pmu_derive(struct pfm_pmu *pmu, struct pfm_pmu_config *conf)
 {
+	const struct pfm_pmu_map *map = conf->map;
 	u16 i;
 
 	memset(pmu, 0, sizeof(*pmu));
 	pmu->conf = conf;
-	for (i = 0; i < conf->num_pmc_entries; i++) {
-		if (conf->pmc_desc[i].type & PFM_REGT_IMPL) {
+	pmu->map = map;
+	pmu->ops = conf->ops;
+	pmu->checks = map->checks ?: &pfm_no_checks;
+	pmu->cfg = map->settings ?: &pfm_no_settings;
+	for (i = 0; i < map->num_pmc_entries; i++) {
+		if (map->pmc_desc[i].type & PFM_REGT_IMPL) {
 			__set_bit(i, pmu->impl_pmcs);
 			pmu->max_pmc = i + 1;
 		}
 	}
-	for (i = 0; i < conf->num_pmd_entries; i++) {
-		if (!(conf->pmd_desc[i].type & PFM_REGT_IMPL))
+	for (i = 0; i < map->num_pmd_entries; i++) {
+		if (!(map->pmd_desc[i].type & PFM_REGT_IMPL))
 			continue;
 		__set_bit(i, pmu->impl_pmds);
-		if (conf->pmd_desc[i].type & PFM_REGT_CNTR)
+		if (map->pmd_desc[i].type & PFM_REGT_CNTR)
 			__set_bit(i, pmu->cnt_pmds);
 		pmu->max_pmd = i + 1;
 	}
 	pmu->num_pmcs = bitmap_weight(pmu->impl_pmcs, PFM_MAX_PMCS);
 	pmu->num_pmds = bitmap_weight(pmu->impl_pmds, PFM_MAX_PMDS);
-	pmu->ovfl_mask = pfm_pmu_ovfl_mask(conf);
+	pmu->ovfl_mask = pfm_pmu_ovfl_mask(map);
 }
 
 /*
@@ -69,26 +78,27 @@ static void pfm_pmu_derive(struct pfm_pmu *pmu, struct pfm_pmu_config *conf)
  * a user-level variant (pmc_user_val), which needs nothing and keeps
  * the reserved bits, so that such a context can start from it.
  */
-static bool pfm_pmu_dfl_valid(const struct pfm_pmu_config *pmu)
+static bool pfm_pmu_dfl_valid(const struct pfm_pmu_map *map)
 {
+	const struct pfm_pmu_checks *c = map->checks;
 	const struct pfm_regmap_desc *d;
 	u64 user;
 	u16 i;
 
-	if (!pmu->pmc_priv)
+	if (!c || !c->pmc_priv)
 		return true;
-	for (i = 0; i < pmu->num_pmc_entries; i++) {
-		d = &pmu->pmc_desc[i];
+	for (i = 0; i < map->num_pmc_entries; i++) {
+		d = &map->pmc_desc[i];
 		if (!(d->type & PFM_REGT_IMPL) ||
-		    !pmu->pmc_priv(pmu, i, d->dfl_val))
+		    !c->pmc_priv(map, i, d->dfl_val))
 			continue;
-		if (!pmu->pmc_user_val) {
-			pr_err("PMC%u's default needs a privilege and the description has no pmc_user_val\n",
+		if (!c->pmc_user_val) {
+			pr_err("PMC%u's default needs a privilege and the map has no pmc_user_val\n",
 			       i);
 			return false;
 		}
-		user = pmu->pmc_user_val(pmu, i, d->dfl_val);
-		if (pmu->pmc_priv(pmu, i, user) ||
+		user = c->pmc_user_val(map, i, d->dfl_val);
+		if (c->pmc_priv(map, i, user) ||
 		    ((user ^ d->dfl_val) & d->rsvd_msk)) {
 			pr_err("PMC%u: pmc_user_val() of the default still needs a privilege or changes reserved bits\n",
 			       i);
@@ -98,9 +108,38 @@ static bool pfm_pmu_dfl_valid(const struct pfm_pmu_config *pmu)
 	return true;
 }
 
+/* The map's tables and settings are usable by the core. */
+static bool pfm_pmu_map_valid(const struct pfm_pmu_map *map)
+{
+	const struct pfm_pmu_settings *cfg = map->settings;
+
+	if (!map->pmu_name || strlen(map->pmu_name) >= PFM_NAME_LEN ||
+	    !map->counter_width || map->counter_width > 64 ||
+	    map->num_pmc_entries > PFM_MAX_PMCS ||
+	    map->num_pmd_entries > PFM_MAX_PMDS ||
+	    !pfm_regmap_valid(map->pmc_desc, map->num_pmc_entries, "PMC") ||
+	    !pfm_regmap_valid(map->pmd_desc, map->num_pmd_entries, "PMD"))
+		return false;
+	if (cfg && (cfg->num > PFM_MAX_DRV_CFG || (cfg->num && !cfg->check) ||
+		    !pfm_regmap_valid(cfg->desc, cfg->num, "setting")))
+		return false;
+	return pfm_pmu_dfl_valid(map);
+}
+
+/* The engine has every op the core calls unconditionally. */
+static bool pfm_pmu_ops_valid(const struct pfm_pmu_config *pmu)
+{
+	const struct pfm_pmu_ops *ops = pmu->ops;
+	bool settings = pmu->map->settings && pmu->map->settings->num;
+
+	return ops->write_pmc && ops->write_pmd && ops->read_pmd &&
+	       ops->start && ops->stop && (!settings || ops->load_cfg) &&
+	       !((!!ops->ctx_alloc + !!ops->ctx_free + !!ops->ctx_sync) % 3);
+}
+
 /**
  * pfm_pmu_register() - make a PMU description the one the core uses
- * @pmu: the description; the core fills its derived fields
+ * @pmu: the description; what the core derives from it is its own
  *
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a malformed description; -EBUSY when another
@@ -110,18 +149,8 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 {
 	int ret = 0;
 
-	if (!pmu->pmu_name || strlen(pmu->pmu_name) >= PFM_NAME_LEN ||
-	    !pmu->counter_width || pmu->counter_width > 64 ||
-	    pmu->num_pmc_entries > PFM_MAX_PMCS ||
-	    pmu->num_pmd_entries > PFM_MAX_PMDS ||
-	    !pfm_regmap_valid(pmu->pmc_desc, pmu->num_pmc_entries, "PMC") ||
-	    !pfm_regmap_valid(pmu->pmd_desc, pmu->num_pmd_entries, "PMD") ||
-	    !pmu->write_pmc || !pmu->write_pmd || !pmu->read_pmd ||
-	    !pmu->start || !pmu->stop || pmu->num_cfg > PFM_MAX_DRV_CFG ||
-	    (pmu->num_cfg && (!pmu->cfg_check || !pmu->load_cfg)) ||
-	    !pfm_regmap_valid(pmu->cfg_desc, pmu->num_cfg, "setting") ||
-	    (!!pmu->ctx_alloc + !!pmu->ctx_free + !!pmu->ctx_sync) % 3 ||
-	    !pfm_pmu_dfl_valid(pmu)) {
+	if (!pmu->map || !pmu->ops || !pfm_pmu_map_valid(pmu->map) ||
+	    !pfm_pmu_ops_valid(pmu)) {
 		pr_err("refusing malformed PMU description\n");
 		return -EINVAL;
 	}
@@ -129,7 +158,7 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 	mutex_lock(&pfm_pmu_mutex);
 	if (pfm_pmu) {
 		pr_err("cannot register PMU %s: %s is registered; unload its module first\n",
-		       pmu->pmu_name, pfm_pmu->conf->pmu_name);
+		       pmu->map->pmu_name, pfm_pmu->map->pmu_name);
 		ret = -EBUSY;
 	} else {
 		/* No context holds the last one: its module was unloaded. */
@@ -138,8 +167,8 @@ int pfm_pmu_register(struct pfm_pmu_config *pmu)
 		blocking_notifier_call_chain(&pfm_pmu_chain,
 					     PFM_PMU_REGISTERED, pfm_pmu);
 		pr_info("PMU %s registered: %u PMCs, %u PMDs, %u-bit counters\n",
-			pmu->pmu_name, pfm_pmu->num_pmcs, pfm_pmu->num_pmds,
-			pmu->counter_width);
+			pmu->map->pmu_name, pfm_pmu->num_pmcs, pfm_pmu->num_pmds,
+			pmu->map->counter_width);
 	}
 	mutex_unlock(&pfm_pmu_mutex);
 	return ret;
@@ -162,7 +191,7 @@ void pfm_pmu_unregister(struct pfm_pmu_config *pmu)
 		blocking_notifier_call_chain(&pfm_pmu_chain,
 					     PFM_PMU_UNREGISTERED, pfm_pmu);
 		pfm_pmu = NULL;
-		pr_info("PMU %s unregistered\n", pmu->pmu_name);
+		pr_info("PMU %s unregistered\n", pmu->map->pmu_name);
 	}
 	mutex_unlock(&pfm_pmu_mutex);
 }
@@ -341,8 +370,8 @@ int pfm_pmu_info(struct pfarg_pmu_info *info)
 	if (!pmu)
 		return -ENODEV;
 	memset(info, 0, sizeof(*info));
-	strscpy(info->pmu_name, pmu->conf->pmu_name, sizeof(info->pmu_name));
-	info->pmu_counter_width = pmu->conf->counter_width;
+	strscpy(info->pmu_name, pmu->map->pmu_name, sizeof(info->pmu_name));
+	info->pmu_counter_width = pmu->map->counter_width;
 	info->pmu_num_pmcs = pmu->num_pmcs;
 	info->pmu_num_pmds = pmu->num_pmds;
 	info->pmu_max_pmc = pmu->max_pmc;
@@ -377,15 +406,15 @@ static int pfm_reg_info_one(const struct pfm_pmu *pmu,
 	switch (r->info_kind) {
 	case PFM_REG_KIND_PMC:
 		if (r->info_num < pmu->max_pmc)
-			d = &pmu->conf->pmc_desc[r->info_num];
+			d = &pmu->map->pmc_desc[r->info_num];
 		break;
 	case PFM_REG_KIND_PMD:
 		if (r->info_num < pmu->max_pmd)
-			d = &pmu->conf->pmd_desc[r->info_num];
+			d = &pmu->map->pmd_desc[r->info_num];
 		break;
 	case PFM_REG_KIND_CFG:
-		if (r->info_num < pmu->conf->num_cfg)
-			d = &pmu->conf->cfg_desc[r->info_num];
+		if (r->info_num < pmu->cfg->num)
+			d = &pmu->cfg->desc[r->info_num];
 		break;
 	default:
 		r->info_flags = PFM_REG_RETFL_EINVAL;

@@ -42,9 +42,9 @@ static u32 pfm_pmc_priv_check(struct pfm_context *ctx,
 	const struct pfm_pmu *pmu = ctx->pmu;
 	u32 missing;
 
-	if (!pmu->conf->pmc_priv)
+	if (!pmu->checks->pmc_priv)
 		return 0;
-	missing = pmu->conf->pmc_priv(pmu->conf, req->reg_num, req->reg_value) & ~ctx->priv;
+	missing = pmu->checks->pmc_priv(pmu->map, req->reg_num, req->reg_value) & ~ctx->priv;
 	if (!missing)
 		return 0;
 	pfm_perm_pmc_refused(req->reg_num, missing);
@@ -67,11 +67,11 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 	*setp = pfm_find_set(ctx, req->reg_set);
 	if (!*setp)
 		return PFM_REG_RETFL_NOSET;
-	d = &pmu->conf->pmc_desc[req->reg_num];
+	d = &pmu->map->pmc_desc[req->reg_num];
 	if ((req->reg_value ^ d->dfl_val) & d->rsvd_msk)
 		return PFM_REG_RETFL_EINVAL;
-	if (pmu->conf->pmc_write_check &&
-	    pmu->conf->pmc_write_check(pmu->conf, req->reg_num, req->reg_value))
+	if (pmu->checks->pmc_write &&
+	    pmu->checks->pmc_write(pmu->map, req->reg_num, req->reg_value))
 		return PFM_REG_RETFL_EINVAL;
 	return pfm_pmc_priv_check(ctx, req);
 }
@@ -198,7 +198,7 @@ static u32 pfm_pmd_write_check(struct pfm_context *ctx,
 	err = pfm_pmd_check_common(ctx, req, setp);
 	if (err)
 		return err;
-	if (pmu->conf->pmd_desc[req->reg_num].type & PFM_REGT_RO)
+	if (pmu->map->pmd_desc[req->reg_num].type & PFM_REGT_RO)
 		return PFM_REG_RETFL_NOTAVAIL;
 
 	/* Overflow attributes only make sense on a counter. */

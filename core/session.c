@@ -62,14 +62,14 @@ static void pfm_cpu_setup_ipi(void *info)
 {
 	struct pfm_pmu *pmu = info;
 
-	pmu->conf->cpu_setup(pmu->conf);
+	pmu->ops->cpu_setup(pmu->conf);
 }
 
 static void pfm_cpu_teardown_ipi(void *info)
 {
 	struct pfm_pmu *pmu = info;
 
-	pmu->conf->cpu_teardown(pmu->conf);
+	pmu->ops->cpu_teardown(pmu->conf);
 }
 
 static int pfm_pmu_acquire(struct pfm_pmu *pmu)
@@ -79,16 +79,16 @@ static int pfm_pmu_acquire(struct pfm_pmu *pmu)
 	lockdep_assert_held(&pfm_sessions_mutex);
 	if (pfm_task_sessions + pfm_sys_sessions)
 		return 0;
-	if (pmu->conf->acquire) {
-		ret = pmu->conf->acquire(pmu->conf);
+	if (pmu->ops->acquire) {
+		ret = pmu->ops->acquire(pmu->conf);
 		if (ret) {
 			pr_info_ratelimited("PMU %s busy (%d): see the description module's log line\n",
-					    pmu->conf->pmu_name, ret);
+					    pmu->map->pmu_name, ret);
 			return ret;
 		}
 	}
 	cpus_read_lock();
-	if (pmu->conf->cpu_setup)
+	if (pmu->ops->cpu_setup)
 		on_each_cpu(pfm_cpu_setup_ipi, pmu, 1);
 	pfm_pmu_live = pmu;
 	cpus_read_unlock();
@@ -101,12 +101,12 @@ static void pfm_pmu_release(struct pfm_pmu *pmu)
 	if (pfm_task_sessions + pfm_sys_sessions)
 		return;
 	cpus_read_lock();
-	if (pmu->conf->cpu_teardown)
+	if (pmu->ops->cpu_teardown)
 		on_each_cpu(pfm_cpu_teardown_ipi, pmu, 1);
 	pfm_pmu_live = NULL;
 	cpus_read_unlock();
-	if (pmu->conf->release)
-		pmu->conf->release(pmu->conf);
+	if (pmu->ops->release)
+		pmu->ops->release(pmu->conf);
 }
 
 /**
@@ -331,9 +331,9 @@ static int pfm_cpu_online(unsigned int cpu)
 	unsigned long flags;
 
 	/* The PMU first: the context reloaded next relies on it. */
-	if (pmu && pmu->conf->cpu_setup) {
+	if (pmu && pmu->ops->cpu_setup) {
 		local_irq_save(flags);
-		pmu->conf->cpu_setup(pmu->conf);
+		pmu->ops->cpu_setup(pmu->conf);
 		local_irq_restore(flags);
 	}
 	return pfm_cpu_hotplug(cpu, pfm_ctx_cpu_up_resync);
@@ -345,9 +345,9 @@ static int pfm_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	pfm_cpu_hotplug(cpu, pfm_ctx_cpu_down);
-	if (pmu && pmu->conf->cpu_teardown) {
+	if (pmu && pmu->ops->cpu_teardown) {
 		local_irq_save(flags);
-		pmu->conf->cpu_teardown(pmu->conf);
+		pmu->ops->cpu_teardown(pmu->conf);
 		local_irq_restore(flags);
 	}
 	return 0;

@@ -135,13 +135,13 @@ static struct pfm_pmu *pfm_sysfs_pmu;
 static ssize_t model_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%s\n", pfm_sysfs_pmu->conf->pmu_name);
+	return sysfs_emit(buf, "%s\n", pfm_sysfs_pmu->map->pmu_name);
 }
 
 static ssize_t counter_width_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->conf->counter_width);
+	return sysfs_emit(buf, "%u\n", pfm_sysfs_pmu->map->counter_width);
 }
 
 static ssize_t module_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -192,20 +192,20 @@ static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu *pmu)
 	if (!grp)
 		return NULL;
 	grp->name = "events";
-	grp->attrs = kcalloc(pmu->conf->num_events + 1, sizeof(*grp->attrs),
+	grp->attrs = kcalloc(pmu->map->num_events + 1, sizeof(*grp->attrs),
 			     GFP_KERNEL);
-	ev = kcalloc(pmu->conf->num_events, sizeof(*ev), GFP_KERNEL);
+	ev = kcalloc(pmu->map->num_events, sizeof(*ev), GFP_KERNEL);
 	if (!grp->attrs || !ev) {
 		kfree(ev);
 		pfm_sysfs_free_events(grp);
 		return NULL;
 	}
-	for (i = 0; i < pmu->conf->num_events; i++) {
+	for (i = 0; i < pmu->map->num_events; i++) {
 		sysfs_attr_init(&ev[i].attr.attr);
-		ev[i].attr.attr.name = pmu->conf->events[i].name;
+		ev[i].attr.attr.name = pmu->map->events[i].name;
 		ev[i].attr.attr.mode = 0444;
 		ev[i].attr.show = pfm_event_show;
-		ev[i].code = pmu->conf->events[i].code;
+		ev[i].code = pmu->map->events[i].code;
 		grp->attrs[i] = &ev[i].attr.attr;
 	}
 	return grp;
@@ -214,7 +214,7 @@ static struct attribute_group *pfm_sysfs_build_events(struct pfm_pmu *pmu)
 /* Add pmu_desc/events/ when the description names events. */
 static void pfm_sysfs_add_events(struct pfm_pmu *pmu)
 {
-	if (!pmu->conf->num_events)
+	if (!pmu->map->num_events)
 		return;
 	pfm_events_group = pfm_sysfs_build_events(pmu);
 	if (pfm_events_group &&
@@ -262,9 +262,9 @@ static void pfm_sysfs_pmu_add(struct pfm_pmu *pmu)
 	pfm_sysfs_pmu = pmu;
 	if (sysfs_create_group(pfm_pmu_kobj, &pfm_pmu_group))
 		return;
-	pfm_sysfs_add_regs(pmu->conf->pmc_desc, pmu->conf->num_pmc_entries, "pmc");
-	pfm_sysfs_add_regs(pmu->conf->pmd_desc, pmu->conf->num_pmd_entries, "pmd");
-	pfm_sysfs_add_regs(pmu->conf->cfg_desc, pmu->conf->num_cfg, "cfg");
+	pfm_sysfs_add_regs(pmu->map->pmc_desc, pmu->map->num_pmc_entries, "pmc");
+	pfm_sysfs_add_regs(pmu->map->pmd_desc, pmu->map->num_pmd_entries, "pmd");
+	pfm_sysfs_add_regs(pmu->cfg->desc, pmu->cfg->num, "cfg");
 	pfm_sysfs_add_events(pmu);
 }
 

@@ -48,13 +48,13 @@ static void pfm_upage_pmd(struct pfm_context *ctx, struct pfm_event_set *set,
 		up->index = 0;
 		return;
 	}
-	if (test_bit(i, pmu->cnt_pmds) && pmu->conf->user_index)
-		index = pmu->conf->user_index(pmu->conf, ctx->vpmu, ctx->drv_cfg, i);
+	if (test_bit(i, pmu->cnt_pmds) && pmu->ops->user_index)
+		index = pmu->ops->user_index(pmu->conf, ctx->vpmu, ctx->drv_cfg, i);
 	up->index = index;
 	if (!index)
 		up->flags |= PFM_UPMD_STALE;
-	else if (pmu->conf->user_base)
-		up->base = pmu->conf->user_base(pmu->conf, ctx->vpmu, i, v);
+	else if (pmu->ops->user_base)
+		up->base = pmu->ops->user_base(pmu->conf, ctx->vpmu, i, v);
 	else
 		up->base = v & pmu->ovfl_mask;
 }

@@ -146,10 +146,10 @@ int pfm_vpmu_sync(struct pfm_context *ctx)
 	ret = pfm_vpmu_collect(ctx, &vc, &buf);
 	if (ret)
 		goto unlock;
-	ret = pmu->conf->ctx_sync(pmu->conf, ctx->vpmu, &vc);
+	ret = pmu->ops->ctx_sync(pmu->conf, ctx->vpmu, &vc);
 	if (ret > 0) {
 		pfm_run(ctx, pfm_vpmu_reload, NULL);
-		ret = pmu->conf->ctx_sync(pmu->conf, ctx->vpmu, &vc);
+		ret = pmu->ops->ctx_sync(pmu->conf, ctx->vpmu, &vc);
 		/*
 		 * It started what the reload bound: reload again, so that
 		 * the control page shows the counters' user-read indexes

@@ -55,7 +55,7 @@ struct pmuv3_info {
 #define PMUV3_CFG_EL0_ACCESS	0
 
 /* In pfm_pmu_lib: the importing module says MODULE_IMPORT_NS(PERFMON_PMU_LIB). */
-const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_config *pmu,
+const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_map *map,
 					 bool long_counters);
 
 #endif /* _PFM_ARM64_PMUV3_H */

@@ -121,7 +121,7 @@ static void pmuv3_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 static u64 pmuv3_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	if (read_sysreg(pmovsset_el0) & BIT(cnum))
-		return pfm_pmu_ovfl_mask(pmu);
+		return pfm_pmu_ovfl_mask(pmu->map);
 	if (cnum == PMUV3_CYCLE_IDX)
 		return read_sysreg(pmccntr_el0);
 	pmuv3_select(cnum);
@@ -146,7 +146,7 @@ static void pmuv3_reset(const struct pfm_pmu_config *pmu)
 	u64 pmcr = 0;
 
 	/* The cycle counter overflows at the event counters' width. */
-	if (pmu->counter_width == 64)
+	if (pmu->map->counter_width == 64)
 		pmcr |= ARMV8_PMU_PMCR_LP | ARMV8_PMU_PMCR_LC;
 	write_sysreg(pmcr, pmcr_el0);
 	write_sysreg(0, pmuserenr_el0);
@@ -211,18 +211,25 @@ static u32 pmuv3_user_index(struct pfm_pmu_config *pmu, void *priv,
 	return cfg[PMUV3_CFG_EL0_ACCESS] ? cnum + 1 : 0;
 }
 
+static const struct pfm_pmu_ops pmuv3_ops = {
+	.write_pmc	= pmuv3_write_pmc,
+	.write_pmd	= pmuv3_write_pmd,
+	.read_pmd	= pmuv3_read_pmd,
+	.start		= pmuv3_start,
+	.stop		= pmuv3_stop,
+	.cpu_setup	= pmuv3_cpu_setup,
+	.cpu_teardown	= pmuv3_cpu_teardown,
+	.load_cfg	= pmuv3_load_cfg,
+	.user_index	= pmuv3_user_index,
+};
+
+/* Filled by pmuv3_probe_map() (pmuv3_map.c). */
+static struct pfm_pmu_map pmuv3_map;
+
 static struct pfm_pmu_config pmuv3_pmu = {
-	.pmu_name	 = "armv8_pmuv3",
-	.owner		 = THIS_MODULE,
-	.write_pmc	 = pmuv3_write_pmc,
-	.write_pmd	 = pmuv3_write_pmd,
-	.read_pmd	 = pmuv3_read_pmd,
-	.start		 = pmuv3_start,
-	.stop		 = pmuv3_stop,
-	.cpu_setup	 = pmuv3_cpu_setup,
-	.cpu_teardown	 = pmuv3_cpu_teardown,
-	.load_cfg	 = pmuv3_load_cfg,
-	.user_index	 = pmuv3_user_index,
+	.owner		= THIS_MODULE,
+	.map		= &pmuv3_map,
+	.ops		= &pmuv3_ops,
 };
 
 /*
@@ -376,7 +383,7 @@ static int __init pfm_pmuv3_init(void)
 {
 	int ret;
 
-	pmuv3 = pmuv3_probe_map(&pmuv3_pmu, long_counters);
+	pmuv3 = pmuv3_probe_map(&pmuv3_map, long_counters);
 	if (IS_ERR(pmuv3))
 		return PTR_ERR(pmuv3);
 	ret = pmuv3_request_irq();
@@ -389,7 +396,7 @@ static int __init pfm_pmuv3_init(void)
 	if (ret)
 		goto unregister_cpu_pm;
 	pr_info("PMUv3 (PMUVer %u): %u event counters + cycle counter, %u-bit, interrupt %d\n",
-		pmuv3->pmuver, pmuv3->num_ctrs, pmuv3_pmu.counter_width,
+		pmuv3->pmuver, pmuv3->num_ctrs, pmuv3_map.counter_width,
 		pmuv3_irq);
 	return 0;
 

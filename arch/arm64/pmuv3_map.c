@@ -33,8 +33,7 @@ static const struct pfm_regmap_desc pmuv3_cfg_desc[] = {
 	[PMUV3_CFG_EL0_ACCESS] = PFM_CFG_D("el0_access", 0),
 };
 
-static int pmuv3_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
-			   u64 value, u32 ctx_flags)
+static int pmuv3_cfg_check(u16 num, u64 value, u32 ctx_flags)
 {
 	if (value > 1)
 		return -EINVAL;
@@ -146,7 +145,7 @@ static u16 pmuv3_list_events(void)
 	return n;
 }
 
-static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
+static int pmuv3_pmc_check(const struct pfm_pmu_map *map, u16 cnum,
 			   u64 value)
 {
 	if (cnum == PMUV3_CYCLE_IDX)
@@ -160,7 +159,7 @@ static int pmuv3_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
  * set NSK counts it under a set P.  EL2 is counted while NSH is set.
  * User level only: P set, NSK and NSH clear.
  */
-static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
+static u32 pmuv3_pmc_priv(const struct pfm_pmu_map *map, u16 cnum,
 			  u64 value)
 {
 	if (!(value & ARMV8_PMU_EXCLUDE_EL1) || (value & PMUV3_KERNEL_FILTERS))
@@ -173,7 +172,7 @@ static u32 pmuv3_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
  * use): P set, NSK and NSH clear; U and NSU, which only narrow it, and
  * the event are kept.
  */
-static u64 pmuv3_pmc_user_val(const struct pfm_pmu_config *pmu, u16 cnum,
+static u64 pmuv3_pmc_user_val(const struct pfm_pmu_map *map, u16 cnum,
 			      u64 value)
 {
 	return (value | ARMV8_PMU_EXCLUDE_EL1) & ~PMUV3_KERNEL_FILTERS;
@@ -230,10 +229,23 @@ static int pmuv3_probe_cpu(void)
 	return 1;
 }
 
+/* Both engines put el0_access in force: PMUSERENR_EL0, or perf's. */
+static const struct pfm_pmu_settings pmuv3_settings = {
+	.desc		= pmuv3_cfg_desc,
+	.num		= ARRAY_SIZE(pmuv3_cfg_desc),
+	.check		= pmuv3_cfg_check,
+};
+
+static const struct pfm_pmu_checks pmuv3_checks = {
+	.pmc_write	= pmuv3_pmc_check,
+	.pmc_priv	= pmuv3_pmc_priv,
+	.pmc_user_val	= pmuv3_pmc_user_val,
+};
+
 /**
- * pmuv3_probe_map() - fill @pmu with this CPU's PMUv3 register map
- * @pmu: the description: its register map, checks, events, width and
- *       driver setting; the caller fills the rest
+ * pmuv3_probe_map() - fill @map with this CPU's PMUv3 register map
+ * @map: to fill: name, register tables, checks, events, width and
+ *       driver setting
  * @long_counters: 64-bit counters where PMUv3p5 has them
  *
  * The first call reads ID registers, PMCR_EL0.N and PMCEID<n>_EL0 only
@@ -243,7 +255,7 @@ static int pmuv3_probe_cpu(void)
  * Return: what the probe found, read-only; ERR_PTR(-ENODEV) without a
  * PMUv3.
  */
-const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_config *pmu,
+const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_map *map,
 					 bool long_counters)
 {
 	mutex_lock(&pmuv3_map_lock);
@@ -257,19 +269,19 @@ const struct pmuv3_info *pmuv3_probe_map(struct pfm_pmu_config *pmu,
 		return ERR_PTR(pmuv3_probed);
 	}
 
-	pmu->pmc_desc = pmuv3_pmc_desc;
-	pmu->num_pmc_entries = PMUV3_NUM_REGS;
-	pmu->pmd_desc = pmuv3_pmd_desc;
-	pmu->num_pmd_entries = PMUV3_NUM_REGS;
-	pmu->pmc_write_check = pmuv3_pmc_check;
-	pmu->pmc_priv = pmuv3_pmc_priv;
-	pmu->pmc_user_val = pmuv3_pmc_user_val;
-	pmu->counter_width = long_counters && pmuv3.has_long_ctrs ? 64 : 32;
-	pmu->events = pmuv3_events;
-	pmu->num_events = pmuv3.num_events;
-	pmu->cfg_desc = pmuv3_cfg_desc;
-	pmu->num_cfg = ARRAY_SIZE(pmuv3_cfg_desc);
-	pmu->cfg_check = pmuv3_cfg_check;
+	/* The native name: programs written for it run over pfm_perf too. */
+	*map = (struct pfm_pmu_map) {
+		.pmu_name	 = "armv8_pmuv3",
+		.counter_width	 = long_counters && pmuv3.has_long_ctrs ? 64 : 32,
+		.pmc_desc	 = pmuv3_pmc_desc,
+		.num_pmc_entries = PMUV3_NUM_REGS,
+		.pmd_desc	 = pmuv3_pmd_desc,
+		.num_pmd_entries = PMUV3_NUM_REGS,
+		.events		 = pmuv3_events,
+		.num_events	 = pmuv3.num_events,
+		.checks		 = &pmuv3_checks,
+		.settings	 = &pmuv3_settings,
+	};
 	return &pmuv3;
 }
 EXPORT_SYMBOL_NS_GPL(pmuv3_probe_map, PERFMON_PMU_LIB);

@@ -532,7 +532,13 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	}
 }
 
-struct perf_event *pfp_live_event(void *priv, u16 cnum)
+/*
+ * The hardware perf event behind PMD @cnum of the context live on this
+ * CPU (@priv), when perf has it on this CPU's PMU now; else NULL.  From
+ * a register op (interrupts off): the event stays valid until interrupts
+ * are on again, as releasing it takes an IPI to this CPU, where it runs.
+ */
+static struct perf_event *pfp_live_event(void *priv, u16 cnum)
 {
 	struct pfp_ctx *pc = priv;
 	struct perf_event *pe = NULL;
@@ -548,7 +554,6 @@ struct perf_event *pfp_live_event(void *priv, u16 cnum)
 	raw_spin_unlock(&pc->lock);
 	return pe;
 }
-EXPORT_SYMBOL_NS_GPL(pfp_live_event, PERFMON_PMU_LIB);
 
 /* Is @ev backing a PMD of the live set? */
 static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
@@ -828,7 +833,7 @@ static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 
 	while (i--) {
 		if (!test_bit(i, set->used_pmds) ||
-		    !(pfp_pmu.pmd_desc[i].type & PFM_REGT_CNTR) ||
+		    !(pfp_pmu.map->pmd_desc[i].type & PFM_REGT_CNTR) ||
 		    pfp_pmc_of[i] == U16_MAX)
 			continue;
 		value = set->pmcs[pfp_pmc_of[i]];
@@ -1012,13 +1017,45 @@ static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
 	queue_rcu_work(pfp_wq, &pc->free_rwork);
 }
 
-/* What pfp_pmu is before the map and the core fill it in. */
-static const struct pfm_pmu_config pfp_pmu_ops = {
+/*
+ * The settings are in the counters' attributes (the map's @attr): perf
+ * puts them in force as it schedules each counter.
+ */
+static void pfp_load_cfg(struct pfm_pmu_config *pmu, void *priv,
+			 const u64 *cfg)
+{
+}
+
+/* perf's index of a counter the thread may read, as perf shows it. */
+static u32 pfp_user_index(struct pfm_pmu_config *pmu, void *priv,
+			  const u64 *cfg, u16 cnum)
+{
+	struct perf_event *pe;
+
+	if (!pfp_map->user_read || !pfp_map->user_read(cfg))
+		return 0;
+	pe = pfp_live_event(priv, cnum);
+	return pe ? pe->pmu->event_idx(pe) : 0;
+}
+
+/* The core read the PMD just now, and so did perf the counter. */
+static u64 pfp_user_base(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
+			 u64 value)
+{
+	struct perf_event *pe = pfp_live_event(priv, cnum);
+
+	return pe ? local64_read(&pe->hw.prev_count) & pfp_ovfl_mask : 0;
+}
+
+static const struct pfm_pmu_ops pfp_ops = {
 	.write_pmc	= pfp_write_pmc,
 	.write_pmd	= pfp_write_pmd,
 	.read_pmd	= pfp_read_pmd,
 	.start		= pfp_start,
 	.stop		= pfp_stop,
+	.load_cfg	= pfp_load_cfg,
+	.user_index	= pfp_user_index,
+	.user_base	= pfp_user_base,
 	.ctx_alloc	= pfp_ctx_alloc,
 	.ctx_free	= pfp_ctx_free,
 	.ctx_sync	= pfp_ctx_sync,
@@ -1033,18 +1070,20 @@ static unsigned int pfp_map_controls(void)
 	unsigned int i, n = 0;
 	u16 pmc;
 
-	pfp_ovfl_mask = pfm_pmu_ovfl_mask(&pfp_pmu);
+	const struct pfm_pmu_map *map = pfp_pmu.map;
+
+	pfp_ovfl_mask = pfm_pmu_ovfl_mask(map);
 	pfp_max_pmd = 0;
-	for (i = 0; i < pfp_pmu.num_pmd_entries; i++) {
-		if (!(pfp_pmu.pmd_desc[i].type & PFM_REGT_IMPL))
+	for (i = 0; i < map->num_pmd_entries; i++) {
+		if (!(map->pmd_desc[i].type & PFM_REGT_IMPL))
 			continue;
 		pfp_max_pmd = i + 1;
 		n++;
 	}
 	for (i = 0; i < PFP_MAX_CTRS; i++) {
-		pmc = i < pfp_pmu.num_pmd_entries ? pfp_map->pmc(i) : U16_MAX;
-		if (pmc > i || pmc >= pfp_pmu.num_pmc_entries ||
-		    !(pfp_pmu.pmc_desc[pmc].type & PFM_REGT_IMPL))
+		pmc = i < map->num_pmd_entries ? pfp_map->pmc(i) : U16_MAX;
+		if (pmc > i || pmc >= map->num_pmc_entries ||
+		    !(map->pmc_desc[pmc].type & PFM_REGT_IMPL))
 			pmc = U16_MAX;
 		pfp_pmc_of[i] = pmc;
 		if (pmc != U16_MAX)
@@ -1066,21 +1105,25 @@ static int pfp_claim(struct module *owner, const struct pfp_map *map)
 /* Probe the claimed map and register; -errno with nothing left. */
 static int pfp_setup(struct module *owner)
 {
+	const struct pfm_pmu_map *map;
 	unsigned int pmds;
 	int ret;
 
 	/* Fresh, as a module's static data is: the library stays loaded. */
-	pfp_pmu = pfp_pmu_ops;
-	pfp_pmu.owner = owner;
 	memset(pfp_pmc_end, 0, sizeof(pfp_pmc_end));
-	ret = pfp_map->probe(&pfp_pmu);
-	if (ret)
-		return ret;
-	if (pfp_pmu.num_pmd_entries > PFP_MAX_CTRS) {
+	map = pfp_map->probe();
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (map->num_pmd_entries > PFP_MAX_CTRS) {
 		pr_err("the register map has %u PMDs, more than the %u pfm_perf backs\n",
-		       pfp_pmu.num_pmd_entries, PFP_MAX_CTRS);
+		       map->num_pmd_entries, PFP_MAX_CTRS);
 		return -EINVAL;
 	}
+	pfp_pmu = (struct pfm_pmu_config) {
+		.owner	= owner,
+		.map	= map,
+		.ops	= &pfp_ops,
+	};
 	pmds = pfp_map_controls();
 	pfp_wq = alloc_workqueue("pfm_perf", 0, 0);
 	if (!pfp_wq)
@@ -1090,7 +1133,7 @@ static int pfp_setup(struct module *owner)
 		destroy_workqueue(pfp_wq);
 		return ret;
 	}
-	pr_info("%s over perf_events: %u counters\n", pfp_pmu.pmu_name, pmds);
+	pr_info("%s over perf_events: %u counters\n", map->pmu_name, pmds);
 	return 0;
 }
 

@@ -38,44 +38,22 @@ MODULE_PARM_DESC(long_counters, "64-bit counters where PMUv3p5 has them, as pfm_
 static const struct pmuv3_info *pmuv3;
 static bool pfp_pmuv3_long;
 
-/* perf opens PMUSERENR_EL0 for the thread's counters that ask for it. */
-static void pfp_pmuv3_load_cfg(struct pfm_pmu_config *pmu, void *priv,
-			       const u64 *cfg)
+/* Filled by pmuv3_probe_map() (pmuv3_map.c). */
+static struct pfm_pmu_map pfp_pmuv3_map;
+
+static const struct pfm_pmu_map *pfp_pmuv3_probe(void)
 {
-}
-
-static u32 pfp_pmuv3_user_index(struct pfm_pmu_config *pmu, void *priv,
-				const u64 *cfg, u16 cnum)
-{
-	struct perf_event *pe;
-
-	if (!cfg[PMUV3_CFG_EL0_ACCESS])
-		return 0;
-	pe = pfp_live_event(priv, cnum);
-	return pe ? pe->pmu->event_idx(pe) : 0;
-}
-
-/* The core read the PMD just now, and so did perf the counter. */
-static u64 pfp_pmuv3_user_base(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
-			       u64 value)
-{
-	struct perf_event *pe = pfp_live_event(priv, cnum);
-
-	return pe ? local64_read(&pe->hw.prev_count) & pfm_pmu_ovfl_mask(pmu) : 0;
-}
-
-/* The native description's name: programs written for it run as they are. */
-static int pfp_pmuv3_probe(struct pfm_pmu_config *pmu)
-{
-	pmu->pmu_name = "armv8_pmuv3";
-	pmu->load_cfg = pfp_pmuv3_load_cfg;
-	pmu->user_index = pfp_pmuv3_user_index;
-	pmu->user_base = pfp_pmuv3_user_base;
-	pmuv3 = pmuv3_probe_map(pmu, long_counters);
+	pmuv3 = pmuv3_probe_map(&pfp_pmuv3_map, long_counters);
 	if (IS_ERR(pmuv3))
-		return PTR_ERR(pmuv3);
-	pfp_pmuv3_long = pmu->counter_width == 64;
-	return 0;
+		return ERR_CAST(pmuv3);
+	pfp_pmuv3_long = pfp_pmuv3_map.counter_width == 64;
+	return &pfp_pmuv3_map;
+}
+
+/* el0_access: the counters asked perf for user-level reads (attr). */
+static bool pfp_pmuv3_user_read(const u64 *cfg)
+{
+	return cfg[PMUV3_CFG_EL0_ACCESS];
 }
 
 /* PMC n is PMEVTYPER<n>_EL0 (PMCCFILTR_EL0 for 31), of PMD n alone. */
@@ -103,4 +81,5 @@ const struct pfp_map pfp_arch_map = {
 	.probe	= pfp_pmuv3_probe,
 	.pmc	= pfp_pmuv3_pmc,
 	.attr	= pfp_pmuv3_attr,
+	.user_read = pfp_pmuv3_user_read,
 };

@@ -36,10 +36,14 @@ static void soft_find_sys_enter(void)
 	trace_put_event_file(file);
 }
 
-void pfp_soft_probe(struct pfm_pmu_config *pmu)
+/* The software PMU's map, without pfm_soft's setting. */
+static struct pfm_pmu_map pfp_soft_map;
+
+const struct pfm_pmu_map *pfp_soft_probe(void)
 {
-	soft_probe_map(pmu);
+	soft_probe_map(&pfp_soft_map, NULL);
 	soft_find_sys_enter();
+	return &pfp_soft_map;
 }
 
 int pfp_soft_attr(u64 value, struct perf_event_attr *attr)

@@ -47,51 +47,39 @@ static struct pfm_x86_pmu pfp_x86;
 /* The software PMU's map serves: perf drives no PMU here. */
 static bool pfp_x86_soft;
 
-/* The vendor part's description, as pfm_perf's register map. */
-static int pfp_x86_probe_vendor(struct pfm_pmu_config *pmu,
-				const struct pfm_x86_hw *cpu)
+/* The vendor part's register map, without pfm_x86's setting. */
+static const struct pfm_pmu_map *
+pfp_x86_probe_vendor(const struct pfm_x86_hw *cpu)
 {
 	int ret;
 
 	pfp_x86.hw = cpu;
 	ret = pfm_x86_probe_cpu(&pfp_x86);
 	if (ret)
-		return ret;
-	pfm_x86_map_ops(&pfp_x86);
-	pmu->pmu_name = pfp_x86.pmu.pmu_name;
-	pmu->counter_width = pfp_x86.pmu.counter_width;
-	pmu->pmc_write_check = pfp_x86.pmu.pmc_write_check;
-	pmu->pmc_priv = pfp_x86.pmu.pmc_priv;
-	pmu->map_data = pfp_x86.pmu.map_data;
-	pmu->pmc_desc = pfp_x86.pmu.pmc_desc;
-	pmu->num_pmc_entries = pfp_x86.pmu.num_pmc_entries;
-	pmu->pmd_desc = pfp_x86.pmu.pmd_desc;
-	pmu->num_pmd_entries = pfp_x86.pmu.num_pmd_entries;
-	return 0;
+		return ERR_PTR(ret);
+	pfm_x86_map_fill(&pfp_x86, NULL);
+	return &pfp_x86.map;
 }
 
 /**
  * pfp_x86_probe() - the x86 map's probe (struct pfp_map)
- * @pmu: the description to fill
  * @cpu: what the vendor parts probe the CPU with
  * @perf_pmu: perf drives the CPU's Intel or AMD PMU; else the software
  *            PMU's map serves
  *
  * Context: a map's probe: the engine is claimed for the caller, so this
  * map's state has no other user.
- * Return: 0, or the vendor part's -ENODEV.
+ * Return: the map, or the vendor part's ERR_PTR(-ENODEV).
  */
-int pfp_x86_probe(struct pfm_pmu_config *pmu, const struct pfm_x86_hw *cpu,
-		  bool perf_pmu)
+const struct pfm_pmu_map *pfp_x86_probe(const struct pfm_x86_hw *cpu,
+					bool perf_pmu)
 {
 	/* Fresh, as a module's static data is: the library stays loaded. */
 	memset(&pfp_x86, 0, sizeof(pfp_x86));
 	pfp_x86_soft = !perf_pmu;
-	if (pfp_x86_soft) {
-		pfp_soft_probe(pmu);
-		return 0;
-	}
-	return pfp_x86_probe_vendor(pmu, cpu);
+	if (pfp_x86_soft)
+		return pfp_soft_probe();
+	return pfp_x86_probe_vendor(cpu);
 }
 EXPORT_SYMBOL_NS_GPL(pfp_x86_probe, PERFMON_PMU_LIB);
 

@@ -30,9 +30,9 @@ static bool pfp_x86_perf_pmu(void)
 }
 
 /* The x86 map, probing the CPU itself. */
-static int pfp_x86_hw_probe(struct pfm_pmu_config *pmu)
+static const struct pfm_pmu_map *pfp_x86_hw_probe(void)
 {
-	return pfp_x86_probe(pmu, &pfm_x86_hw, pfp_x86_perf_pmu());
+	return pfp_x86_probe(&pfm_x86_hw, pfp_x86_perf_pmu());
 }
 
 const struct pfp_map pfp_arch_map = {

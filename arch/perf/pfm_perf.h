@@ -19,10 +19,10 @@ struct pfm_x86_hw;
 
 /**
  * struct pfp_map - a register map over perf events, as the engine uses it
- * @probe: fill the register map part of the description @pmu: its
- *         register tables, checks, events and counter width (the engine
- *         fills the rest).  Each counter PMD has one PMC that controls
- *         it (@pmc).  Returns 0, or -ENODEV when the CPU has nothing
+ * @probe: the register map: its register tables, checks, events,
+ *         counter width and settings, filled once, valid until the
+ *         engine's exit.  Each counter PMD has one PMC that controls it
+ *         (@pmc).  Returns ERR_PTR(-ENODEV) when the CPU has nothing
  *         this map describes.
  * @pmc: the PMC that controls counter PMD @pmd, one the map implements:
  *       @pmd itself, or a lower PMC that controls several PMDs (x86:
@@ -32,29 +32,20 @@ struct pfm_x86_hw;
  *        driver settings @cfg: fills type, config and exclude_* of
  *        @attr (zeroed by the caller).  Returns 0; -ENOENT when the
  *        value counts nothing (no counter needed).
+ * @user_read: optional; the context's settings @cfg let the monitored
+ *             thread read its counters itself (@attr asked perf for it):
+ *             the control page then shows perf's index and base.
  *
  * Called by the engine only, after pfp_init() claimed it for the map:
  * a map's own state has one user at a time.
  */
 struct pfp_map {
-	int (*probe)(struct pfm_pmu_config *pmu);
+	const struct pfm_pmu_map *(*probe)(void);
 	u16 (*pmc)(u16 pmd);
 	int (*attr)(u16 cnum, u64 value, const u64 *cfg,
 		    struct perf_event_attr *attr);
+	bool (*user_read)(const u64 *cfg);
 };
-
-/**
- * pfp_live_event() - the hardware perf event behind a PMD, where it runs
- * @priv: the state of the context live on this CPU (the op's @priv)
- * @cnum: the PMD
- *
- * Context: a register op of the description (interrupts off).  The
- * event stays valid until interrupts are on again: releasing it takes
- * an IPI to this CPU, where it runs, which cannot be taken before.
- * Return: the event, when it backs @cnum and perf has it on this CPU's
- * PMU now; else NULL.
- */
-struct perf_event *pfp_live_event(void *priv, u16 cnum);
 
 /*
  * The engine (perf_engine.c), in pfm_pmu_lib: a module that calls it says
@@ -74,14 +65,14 @@ extern const struct pfp_map pfp_arch_map;
  * tests' simulated PMU's), or the software PMU's (perf_soft.c) where
  * @perf_pmu says perf drives no PMU.  The map's @probe calls it.
  */
-int pfp_x86_probe(struct pfm_pmu_config *pmu, const struct pfm_x86_hw *cpu,
-		  bool perf_pmu);
+const struct pfm_pmu_map *pfp_x86_probe(const struct pfm_x86_hw *cpu,
+					bool perf_pmu);
 u16 pfp_x86_pmc(u16 pmd);
 int pfp_x86_attr(u16 cnum, u64 value, const u64 *cfg,
 		 struct perf_event_attr *attr);
 
 /* The software PMU's map (perf_soft.c), x86's when perf drives no PMU. */
-void pfp_soft_probe(struct pfm_pmu_config *pmu);
+const struct pfm_pmu_map *pfp_soft_probe(void);
 int pfp_soft_attr(u64 value, struct perf_event_attr *attr);
 #endif
 

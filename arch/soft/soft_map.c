@@ -33,27 +33,36 @@ static const struct pfm_event_desc soft_events[] = {
 };
 
 /* The reserved mask lets through every event code; refuse unknown ones. */
-static int soft_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
-			  u64 value)
+static int soft_pmc_check(const struct pfm_pmu_map *map, u16 cnum, u64 value)
 {
 	return (value & SOFT_EVTSEL_EVENT) > SOFT_EV_MAX ? -EINVAL : 0;
 }
 
+/* Every counter counts the monitored thread's events alone. */
+static const struct pfm_pmu_checks soft_checks = {
+	.pmc_write	= soft_pmc_check,
+};
+
 /**
- * soft_probe_map() - fill the register map part of a description
- * @pmu: the description: its name, counter width, register tables,
- *       PMC check and events; the caller fills the rest
+ * soft_probe_map() - fill the software PMU's register map
+ * @map: to fill: name, counter width, register tables, PMC check, events
+ * @settings: the driver settings of the engine presenting the map, or
+ *            NULL (perf's software events have none)
  */
-void soft_probe_map(struct pfm_pmu_config *pmu)
+void soft_probe_map(struct pfm_pmu_map *map,
+		    const struct pfm_pmu_settings *settings)
 {
-	pmu->pmu_name = "soft";
-	pmu->counter_width = SOFT_CTR_WIDTH;
-	pmu->pmc_desc = soft_pmc_desc;
-	pmu->num_pmc_entries = ARRAY_SIZE(soft_pmc_desc);
-	pmu->pmd_desc = soft_pmd_desc;
-	pmu->num_pmd_entries = ARRAY_SIZE(soft_pmd_desc);
-	pmu->pmc_write_check = soft_pmc_check;
-	pmu->events = soft_events;
-	pmu->num_events = ARRAY_SIZE(soft_events);
+	*map = (struct pfm_pmu_map) {
+		.pmu_name	 = "soft",
+		.counter_width	 = SOFT_CTR_WIDTH,
+		.pmc_desc	 = soft_pmc_desc,
+		.num_pmc_entries = ARRAY_SIZE(soft_pmc_desc),
+		.pmd_desc	 = soft_pmd_desc,
+		.num_pmd_entries = ARRAY_SIZE(soft_pmd_desc),
+		.events		 = soft_events,
+		.num_events	 = ARRAY_SIZE(soft_events),
+		.checks		 = &soft_checks,
+		.settings	 = settings,
+	};
 }
 EXPORT_SYMBOL_NS_GPL(soft_probe_map, PERFMON_PMU_LIB);

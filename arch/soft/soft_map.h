@@ -28,6 +28,7 @@ enum pfm_soft_event {
 };
 
 /* In pfm_pmu_lib: the importing module says MODULE_IMPORT_NS(PERFMON_PMU_LIB). */
-void soft_probe_map(struct pfm_pmu_config *pmu);
+void soft_probe_map(struct pfm_pmu_map *map,
+		    const struct pfm_pmu_settings *settings);
 
 #endif /* _PFM_SOFT_MAP_H */

@@ -314,8 +314,7 @@ static void soft_stop(struct pfm_pmu_config *pmu, void *priv)
 	hrtimer_try_to_cancel(&sc->wrap_timer);
 }
 
-static int soft_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
-			  u64 value, u32 ctx_flags)
+static int soft_cfg_check(u16 num, u64 value, u32 ctx_flags)
 {
 	/* num < ARRAY_SIZE(pfm_soft_cfg_desc): checked by the core */
 	return value >= 1 && value <= NSEC_PER_SEC ? 0 : -EINVAL;
@@ -441,20 +440,30 @@ static void soft_release(struct pfm_pmu_config *pmu)
 	mod_delayed_work(system_wq, &soft_unhook_work, SOFT_UNHOOK_DELAY);
 }
 
-/* The register map's fields come from soft_probe_map() (soft_map.c). */
+static const struct pfm_pmu_settings soft_settings = {
+	.desc		= pfm_soft_cfg_desc,
+	.num		= ARRAY_SIZE(pfm_soft_cfg_desc),
+	.check		= soft_cfg_check,
+};
+
+static const struct pfm_pmu_ops soft_ops = {
+	.acquire	= soft_acquire,
+	.release	= soft_release,
+	.write_pmc	= soft_write_pmc,
+	.write_pmd	= soft_write_pmd,
+	.read_pmd	= soft_read_pmd,
+	.start		= soft_start,
+	.stop		= soft_stop,
+	.load_cfg	= soft_load_cfg,
+};
+
+/* Filled by soft_probe_map() (soft_map.c), with this engine's settings. */
+static struct pfm_pmu_map soft_map;
+
 static struct pfm_pmu_config pfm_soft_pmu = {
-	.owner		 = THIS_MODULE,
-	.acquire	 = soft_acquire,
-	.release	 = soft_release,
-	.write_pmc	 = soft_write_pmc,
-	.write_pmd	 = soft_write_pmd,
-	.read_pmd	 = soft_read_pmd,
-	.start		 = soft_start,
-	.stop		 = soft_stop,
-	.cfg_desc	 = pfm_soft_cfg_desc,
-	.num_cfg	 = ARRAY_SIZE(pfm_soft_cfg_desc),
-	.cfg_check	 = soft_cfg_check,
-	.load_cfg	 = soft_load_cfg,
+	.owner		= THIS_MODULE,
+	.map		= &soft_map,
+	.ops		= &soft_ops,
 };
 
 static int __init pfm_soft_init(void)
@@ -471,7 +480,7 @@ static int __init pfm_soft_init(void)
 		/* Hard: it reports as an interrupt would, also on PREEMPT_RT. */
 		sc->wrap_iw = IRQ_WORK_INIT_HARD(soft_wrap_irq_work);
 	}
-	soft_probe_map(&pfm_soft_pmu);
+	soft_probe_map(&soft_map, &soft_settings);
 	return pfm_pmu_register(&pfm_soft_pmu);
 }
 

@@ -51,6 +51,11 @@ static bool amd_has(const struct pfm_x86_hw *hw, u32 leaf, u32 eax_bit,
 	return (eax & eax_bit) || (ecx & ecx_bit);
 }
 
+/* The reserved masks hold every other rule of AMD's event selects. */
+static const struct pfm_pmu_checks amd64_checks = {
+	.pmc_priv	= pfm_x86_pmc_priv,
+};
+
 /**
  * pfm_amd64_probe() - describe this CPU's AMD64 counters
  * @xp: zeroed description to fill
@@ -80,8 +85,9 @@ int pfm_amd64_probe(struct pfm_x86_pmu *xp)
 	if (v2)
 		n = min_t(unsigned int, ebx.split.num_core_pmc, PFM_X86_MAX_GP);
 
-	xp->pmu.pmu_name = "amd64";
-	xp->pmu.counter_width = v2 ? AMD_WIDTH : AMD_WIDTH - 1;
+	xp->name = "amd64";
+	xp->width = v2 ? AMD_WIDTH : AMD_WIDTH - 1;
+	xp->checks = &amd64_checks;
 	xp->num_gp = n;
 	for (i = 0; i < n; i++) {
 		sel = core ? MSR_F15H_PERF_CTL + 2 * i : MSR_K7_EVNTSEL0 + i;

@@ -72,11 +72,11 @@ struct intel_arch_info {
 	bool full_width;
 };
 
-/* The description's own map (pmu->map_data): pfm_perf presents it too. */
-static int intel_arch_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
+/* The description's own map (@map_data): pfm_perf presents it too. */
+static int intel_arch_pmc_check(const struct pfm_pmu_map *map, u16 cnum,
 				u64 value)
 {
-	const struct pfm_x86_pmu *xp = pmu->map_data;
+	const struct pfm_x86_pmu *xp = map->map_data;
 	u16 code = value & (ARCH_PERFMON_EVENTSEL_EVENT |
 			    ARCH_PERFMON_EVENTSEL_UMASK);
 	unsigned int i;
@@ -90,6 +90,11 @@ static int intel_arch_pmc_check(const struct pfm_pmu_config *pmu, u16 cnum,
 	}
 	return 0;
 }
+
+static const struct pfm_pmu_checks intel_arch_checks = {
+	.pmc_write	= intel_arch_pmc_check,
+	.pmc_priv	= pfm_x86_pmc_priv,
+};
 
 static bool intel_full_width_writes(const struct pfm_x86_hw *hw)
 {
@@ -220,9 +225,9 @@ int pfm_intel_arch_probe(struct pfm_x86_pmu *xp)
 	ret = intel_read_cpuid(xp->hw, &intel);
 	if (ret)
 		return ret;
-	xp->pmu.pmu_name = "intel_arch";
-	xp->pmu.counter_width = intel_core_width(&intel);
-	xp->pmu.pmc_write_check = intel_arch_pmc_check;
+	xp->name = "intel_arch";
+	xp->width = intel_core_width(&intel);
+	xp->checks = &intel_arch_checks;
 	xp->arch_unavail = intel.unavail;
 	xp->arch_known = intel.ebx_len;
 	xp->num_gp = intel.num_gp;

@@ -113,7 +113,13 @@ struct pfm_x86_hw {
 
 /**
  * struct pfm_x86_pmu - an x86 PMU, as a vendor part describes it
- * @pmu: the description registered with the core (ops set by the engine)
+ * @pmu: the native description registered with the core: @map and the
+ *       engine's ops
+ * @map: the register map, filled by pfm_x86_map_fill() from the fields
+ *       the vendor part set
+ * @name: the PMU's name, set by the vendor part
+ * @width: bits of its counters the core uses, set by the vendor part
+ * @checks: the vendor part's checks of PMC values
  * @hw: the hardware it runs on, set before the vendor part's probe
  * @num_gp: general-purpose counters (PMD/PMC 0 .. num_gp - 1)
  * @ctr: the counters, indexed by PMD number
@@ -142,6 +148,10 @@ struct pfm_x86_hw {
  */
 struct pfm_x86_pmu {
 	struct pfm_pmu_config pmu;
+	struct pfm_pmu_map map;
+	const char *name;
+	unsigned int width;
+	const struct pfm_pmu_checks *checks;
 	const struct pfm_x86_hw *hw;
 	unsigned int num_gp;
 	struct pfm_x86_ctr ctr[PFM_X86_NUM_REGS];
@@ -172,7 +182,9 @@ void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 		     u32 rd, u32 wr, u16 sel, unsigned int status,
 		     unsigned int hw_width);
-void pfm_x86_map_ops(struct pfm_x86_pmu *xp);
+void pfm_x86_map_fill(struct pfm_x86_pmu *xp,
+		      const struct pfm_pmu_settings *settings);
+u32 pfm_x86_pmc_priv(const struct pfm_pmu_map *map, u16 cnum, u64 value);
 
 /* Engine (x86_pmu.c), for the modules. */
 int pfm_x86_init(struct pfm_x86_pmu *xp, struct module *owner,

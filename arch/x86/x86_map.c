@@ -37,7 +37,7 @@ void pfm_x86_add_pmc(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 
 /**
  * pfm_x86_add_ctr() - describe a counter
- * @xp: the PMU being described, @pmu.counter_width already set
+ * @xp: the PMU being described, @width already set
  * @cnum: PMD number
  * @name: register name
  * @rd: MSR read for the count
@@ -52,7 +52,7 @@ void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
 {
 	struct pfm_regmap_desc *d = &xp->pmd_desc[cnum];
 	struct pfm_x86_ctr *c = &xp->ctr[cnum];
-	unsigned int width = xp->pmu.counter_width;
+	unsigned int width = xp->width;
 
 	strscpy(xp->names[1][cnum], name, PFM_NAME_LEN);
 	d->type = PFM_REGT_IMPL | PFM_REGT_CNTR | PFM_REGT_INTR;
@@ -75,8 +75,7 @@ void pfm_x86_add_ctr(struct pfm_x86_pmu *xp, u16 cnum, const char *name,
  * vendor part does not allow never gets here: its reserved mask refused
  * it.  Both vendors' event selects have them at the same place.
  */
-static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
-			    u64 value)
+u32 pfm_x86_pmc_priv(const struct pfm_pmu_map *map, u16 cnum, u64 value)
 {
 	u64 os = ARCH_PERFMON_EVENTSEL_OS, any = ARCH_PERFMON_EVENTSEL_ANY;
 	u32 priv = 0;
@@ -98,21 +97,26 @@ static u32 pfm_x86_pmc_priv(const struct pfm_pmu_config *pmu, u16 cnum,
 }
 
 /**
- * pfm_x86_map_ops() - point the description at the register map
- * @xp: the PMU a vendor part described
+ * pfm_x86_map_fill() - the register map of a PMU a vendor part described
+ * @xp: the PMU: its name, width, tables and checks set by the vendor part
+ * @settings: the driver settings of the engine presenting the map, or
+ *            NULL (pfm_perf has none on x86)
  *
- * Sets the register tables, the privilege check and the map's state for
- * the vendor part's check; the counting ops are the caller's.
+ * Fills @xp->map, the one place it is written.
  */
-void pfm_x86_map_ops(struct pfm_x86_pmu *xp)
+void pfm_x86_map_fill(struct pfm_x86_pmu *xp,
+		      const struct pfm_pmu_settings *settings)
 {
-	struct pfm_pmu_config *pmu = &xp->pmu;
-
-	pmu->pmc_desc = xp->pmc_desc;
-	pmu->num_pmc_entries = PFM_X86_NUM_REGS;
-	pmu->pmd_desc = xp->pmd_desc;
-	pmu->num_pmd_entries = PFM_X86_NUM_REGS;
-	pmu->pmc_priv = pfm_x86_pmc_priv;
-	pmu->map_data = xp;
+	xp->map = (struct pfm_pmu_map) {
+		.pmu_name	 = xp->name,
+		.counter_width	 = xp->width,
+		.pmc_desc	 = xp->pmc_desc,
+		.num_pmc_entries = PFM_X86_NUM_REGS,
+		.pmd_desc	 = xp->pmd_desc,
+		.num_pmd_entries = PFM_X86_NUM_REGS,
+		.checks		 = xp->checks,
+		.settings	 = settings,
+		.map_data	 = xp,
+	};
 }
-EXPORT_SYMBOL_NS_GPL(pfm_x86_map_ops, PERFMON_PMU_LIB);
+EXPORT_SYMBOL_NS_GPL(pfm_x86_map_fill, PERFMON_PMU_LIB);

@@ -100,7 +100,7 @@ static u64 pfm_x86_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
 {
 	const struct pfm_x86_pmu *xp = to_x86(pmu);
 	const struct pfm_x86_ctr *c = &xp->ctr[cnum];
-	u64 mask = pfm_pmu_ovfl_mask(pmu);
+	u64 mask = pfm_pmu_ovfl_mask(pmu->map);
 	u64 hw = xp->hw->read_msr(c->rd);
 
 	return pfm_x86_wrapped(xp, c, hw) ? mask : hw & mask;
@@ -301,7 +301,7 @@ int pfm_x86_nmi(unsigned int cmd, struct pt_regs *regs)
 			/* Once per description, not per pfm_pmu_lib load. */
 			if (!xchg(&xp->loop_stuck_logged, true))
 				pr_warn("%s: overflow interrupt loop stuck (status %#llx after %u passes)\n",
-					xp->pmu.pmu_name, ovf, loops);
+					xp->name, ovf, loops);
 			break;
 		}
 	}
@@ -345,8 +345,7 @@ u64 pfm_x86_nmis_claimed(void)
 }
 EXPORT_SYMBOL_NS_GPL(pfm_x86_nmis_claimed, PERFMON_PMU_LIB);
 
-static int pfm_x86_cfg_check(const struct pfm_pmu_config *pmu, u16 num,
-			     u64 value, u32 ctx_flags)
+static int pfm_x86_cfg_check(u16 num, u64 value, u32 ctx_flags)
 {
 	if (value > 1)
 		return -EINVAL;
@@ -424,7 +423,7 @@ static int pfm_x86_reserve_all(struct pfm_x86_pmu *xp)
 		if (xp->hw->reserve(xp->ctr[i].rd, xp->sel_msr[i]))
 			continue;
 		pr_err("%s: counter %u is in use by perf (a hardware event or the NMI watchdog): run 'sysctl kernel.nmi_watchdog=0' and end perf sessions, then load again\n",
-		       xp->pmu.pmu_name, i);
+		       xp->name, i);
 		goto release_taken;
 	}
 	return 0;
@@ -483,34 +482,33 @@ static int pfm_x86_check_hw(struct pfm_x86_pmu *xp)
 	if (!ret)
 		xp->hw->write_msr_safe(c->wr, old);
 	preempt_enable();
-	if (ret || (got & pfm_pmu_ovfl_mask(&xp->pmu)) != val) {
+	if (ret || (got & pfm_pmu_ovfl_mask(&xp->map)) != val) {
 		pr_info("%s: the PMU does not keep a written counter value (a virtual machine without a virtual PMU?); no PMU to drive, pfm_soft counts without one\n",
-			xp->pmu.pmu_name);
+			xp->name);
 		return -ENODEV;
 	}
 	return 0;
 }
 
-static void pfm_x86_set_ops(struct pfm_x86_pmu *xp)
-{
-	struct pfm_pmu_config *pmu = &xp->pmu;
+static const struct pfm_pmu_settings pfm_x86_settings = {
+	.desc		= pfm_x86_cfg_desc,
+	.num		= ARRAY_SIZE(pfm_x86_cfg_desc),
+	.check		= pfm_x86_cfg_check,
+};
 
-	pfm_x86_map_ops(xp);
-	pmu->write_pmc = pfm_x86_write_pmc;
-	pmu->write_pmd = pfm_x86_write_pmd;
-	pmu->read_pmd = pfm_x86_read_pmd;
-	pmu->start = pfm_x86_start;
-	pmu->stop = pfm_x86_stop;
-	pmu->cpu_setup = pfm_x86_cpu_setup;
-	pmu->cpu_teardown = pfm_x86_cpu_teardown;
-	pmu->cfg_desc = pfm_x86_cfg_desc;
-	pmu->num_cfg = ARRAY_SIZE(pfm_x86_cfg_desc);
-	pmu->cfg_check = pfm_x86_cfg_check;
-	pmu->load_cfg = pfm_x86_load_cfg;
-	pmu->user_index = pfm_x86_user_index;
-	pmu->acquire = pfm_x86_pmu_acquire;
-	pmu->release = pfm_x86_pmu_release;
-}
+static const struct pfm_pmu_ops pfm_x86_ops = {
+	.acquire	= pfm_x86_pmu_acquire,
+	.release	= pfm_x86_pmu_release,
+	.write_pmc	= pfm_x86_write_pmc,
+	.write_pmd	= pfm_x86_write_pmd,
+	.read_pmd	= pfm_x86_read_pmd,
+	.start		= pfm_x86_start,
+	.stop		= pfm_x86_stop,
+	.cpu_setup	= pfm_x86_cpu_setup,
+	.cpu_teardown	= pfm_x86_cpu_teardown,
+	.load_cfg	= pfm_x86_load_cfg,
+	.user_index	= pfm_x86_user_index,
+};
 
 /*
  * The engine's per-CPU state serves one description at a time: the
@@ -523,7 +521,7 @@ static int pfm_x86_claim(struct pfm_x86_pmu *xp)
 	if (!held)
 		return 0;
 	pr_err("%s: the x86 engine already drives %s for %s: unload that module first\n",
-	       module_name(xp->pmu.owner), held->pmu.pmu_name,
+	       module_name(xp->pmu.owner), held->name,
 	       module_name(held->pmu.owner));
 	return -EBUSY;
 }
@@ -538,7 +536,9 @@ static int pfm_x86_setup(struct pfm_x86_pmu *xp,
 	ret = probe(xp);
 	if (ret)
 		return ret;
-	pfm_x86_set_ops(xp);
+	pfm_x86_map_fill(xp, &pfm_x86_settings);
+	xp->pmu.map = &xp->map;
+	xp->pmu.ops = &pfm_x86_ops;
 	/*
 	 * Not a static initializer: the module loader does not relocate a
 	 * module's per-CPU data, so .func would be NULL (measured).

@@ -65,7 +65,7 @@ struct pfm_pmu_vset {
  * @nr_sets: entries of @sets; 0 when neither @task nor @cpu is set
  * @active: the entry of @sets that is active (counts when started)
  * @sets: every event set of the context
- * @cfg: the context's driver settings (@num_cfg of struct pfm_pmu_config)
+ * @cfg: the context's driver settings (@num of the map's settings)
  *
  * A copy taken under the context lock: it stays valid during the
  * @ctx_sync call it is passed to, and no longer.
@@ -81,33 +81,29 @@ struct pfm_pmu_vctx {
 
 /*
  * What a PMC value needs beyond user-level counting of the monitored
- * thread (@pmc_priv of struct pfm_pmu_config); Documentation/security.rst.
+ * thread (@pmc_priv of struct pfm_pmu_checks); Documentation/security.rst.
  */
 #define PFM_PMC_PRIV_KERNEL	0x1	/* counts at a kernel privilege level */
 #define PFM_PMC_PRIV_CPU	0x2	/* counts other threads of the core (AnyThread) */
 #define PFM_PMC_PRIV_ALL	(PFM_PMC_PRIV_KERNEL | PFM_PMC_PRIV_CPU)
 
+struct pfm_pmu_map;
+struct pfm_pmu_config;
+
 /**
- * struct pfm_pmu_config - a PMU description
- * @pmu_name: name shown to users
- * @owner: module providing the description (THIS_MODULE)
- * @counter_width: bits implemented by the hardware counters
- * @pmc_desc: PMC table, indexed by PMC number
- * @num_pmc_entries: entries in @pmc_desc
- * @pmd_desc: PMD table, indexed by PMD number
- * @num_pmd_entries: entries in @pmd_desc
- * @pmc_write_check: optional check of a PMC value beyond the reserved
- *                   mask; returns 0 or -EINVAL.  Called with the
- *                   context lock held; must not sleep.
+ * struct pfm_pmu_checks - a register map's checks of PMC values
+ * @pmc_write: optional check of a PMC value beyond the reserved mask;
+ *             returns 0 or -EINVAL.  Called with the context lock held;
+ *             must not sleep.
  * @pmc_priv: optional; the PFM_PMC_PRIV_* bits PMC @cnum written with
  *            @value needs: KERNEL when it counts at a kernel privilege
  *            level (x86 OS, Arm EL1/EL2), CPU when it counts for other
  *            threads than the monitored one (x86 AnyThread).  The core
- *            only knows what the description says: without the hook no
- *            value needs a privilege (the software PMU's counters).
- *            Called after the value passed the other checks, with the
- *            context lock held; must not sleep.  Defaults count too:
- *            the core also asks it about each PMC's @dfl_val.
+ *            only knows what the map says: without the hook no value
+ *            needs a privilege (the software PMU's counters).  Called
+ *            after the value passed the other checks, with the context
+ *            lock held; must not sleep.  Defaults count too: the core
+ *            also asks it about each PMC's @dfl_val.
  * @pmc_user_val: @value of PMC @cnum changed to need none of the
  *                PFM_PMC_PRIV_* bits (user level of the monitored
  *                thread only), its event and reserved bits kept.
@@ -117,9 +113,75 @@ struct pfm_pmu_vctx {
  *                instead of the default, so that a PMC it never writes
  *                does not count what a written one may not.  Called
  *                with the context lock held or none; must not sleep.
- * @map_data: optional; the register map's own state, for the three
- *            checks above (a map two descriptions present, the native
- *            one and pfm_perf, is found here rather than around @pmu)
+ *
+ * Each gets the map it checks for (its @map_data: a map that two
+ * descriptions present, the native one and pfm_perf, keeps its state
+ * there).  A static const table in the map's own file.
+ */
+struct pfm_pmu_checks {
+	int (*pmc_write)(const struct pfm_pmu_map *map, u16 cnum, u64 value);
+	u32 (*pmc_priv)(const struct pfm_pmu_map *map, u16 cnum, u64 value);
+	u64 (*pmc_user_val)(const struct pfm_pmu_map *map, u16 cnum,
+			    u64 value);
+};
+
+/**
+ * struct pfm_pmu_settings - the driver settings an engine implements
+ * @desc: the settings (PFM_SET_DRV_CONFIG), indexed by setting number:
+ *        name and default; type PFM_REGT_IMPL
+ * @num: entries in @desc, at most PFM_MAX_DRV_CFG
+ * @check: validates setting @num at @value for a context with
+ *         @ctx_flags (PFM_FL_*); returns 0 or -EINVAL.  Runs in the
+ *         caller's context, no lock held; may not rely on the PMU's
+ *         state.
+ *
+ * A static const table beside the ops that put the settings in force
+ * (@load_cfg of struct pfm_pmu_ops); the map points to it.
+ */
+struct pfm_pmu_settings {
+	const struct pfm_regmap_desc *desc;
+	u16 num;
+	int (*check)(u16 num, u64 value, u32 ctx_flags);
+};
+
+/**
+ * struct pfm_pmu_map - what a PMU's registers are
+ * @pmu_name: name shown to users
+ * @counter_width: bits implemented by the hardware counters
+ * @pmc_desc: PMC table, indexed by PMC number
+ * @num_pmc_entries: entries in @pmc_desc
+ * @pmd_desc: PMD table, indexed by PMD number
+ * @num_pmd_entries: entries in @pmd_desc
+ * @events: optional events known by name, shown in
+ *          /sys/kernel/perfmon/pmu_desc/events/
+ * @num_events: entries in @events
+ * @checks: optional checks of PMC values
+ * @settings: optional driver settings
+ * @map_data: optional; the map's own state, for @checks
+ *
+ * Filled in one place, the map's probe (which reads what the CPU has:
+ * counters, widths, events), and read-only from then on: the core and
+ * the engines see it as const.  What the core derives from it (the
+ * implemented registers, the counters' mask) is its own (struct
+ * pfm_pmu, core/perfmon.h).  It and all it points to must stay valid
+ * while the description is registered.
+ */
+struct pfm_pmu_map {
+	const char *pmu_name;
+	unsigned int counter_width;
+	const struct pfm_regmap_desc *pmc_desc;
+	u16 num_pmc_entries;
+	const struct pfm_regmap_desc *pmd_desc;
+	u16 num_pmd_entries;
+	const struct pfm_event_desc *events;
+	u16 num_events;
+	const struct pfm_pmu_checks *checks;
+	const struct pfm_pmu_settings *settings;
+	const void *map_data;
+};
+
+/**
+ * struct pfm_pmu_ops - how an engine drives a PMU's registers
  * @acquire: optional; called in process context (may sleep) before the
  *           first context is loaded, to take the PMU (reserve counters,
  *           request interrupts).  Returns 0 or a negative errno.
@@ -130,7 +192,7 @@ struct pfm_pmu_vctx {
  *             @priv: the state @ctx_alloc made for the context whose
  *             set they work on (NULL without @ctx_alloc).
  * @write_pmd: set PMD @cnum of this CPU's PMU; for a counter, @value
- *             holds only the implemented bits (@ovfl_mask).
+ *             holds only the implemented bits (pfm_pmu_ovfl_mask()).
  * @read_pmd: read PMD @cnum of this CPU's PMU.  A counter that wrapped
  *            and whose interrupt was not taken yet must read as its
  *            highest value, never as the wrapped one, so that the core's
@@ -144,30 +206,21 @@ struct pfm_pmu_vctx {
  * @cpu_teardown: optional; undoes @cpu_setup, on every online CPU before
  *                @release and on a CPU going offline, after its context
  *                was saved.  Both run with interrupts disabled.
- * @cfg_desc: optional driver settings (PFM_SET_DRV_CONFIG), indexed by
- *            setting number: name and default; type PFM_REGT_IMPL
- * @num_cfg: entries in @cfg_desc, at most PFM_MAX_DRV_CFG
- * @cfg_check: validates one setting for a context with @ctx_flags
- *             (PFM_FL_*); returns 0 or -EINVAL.  Runs in the caller's
- *             context, no lock held; may not rely on the PMU's state.
- * @load_cfg: puts a context's settings (@cfg, @num_cfg values) in force
- *            on this CPU's PMU, or the defaults when @cfg is NULL.  Runs
- *            like the register ops; required when @num_cfg is set.
+ * @load_cfg: puts a context's settings (@cfg, the map's @settings->num
+ *            values) in force on this CPU's PMU, or the defaults when
+ *            @cfg is NULL.  Runs like the register ops; required when
+ *            the map has settings.
  * @user_index: optional; for counter PMD @cnum of a context with settings
- *              @cfg (@num_cfg values), live on this CPU: the number the
- *              monitored thread's own read instruction takes, plus 1, or
- *              0 when it may not read that counter itself (then
- *              PFM_READ_PMDS only).  Fills the control page
- *              (Documentation/uapi.rst, "User-level reads"); the
- *              description enables the instruction in @load_cfg.
+ *              @cfg, live on this CPU: the number the monitored thread's
+ *              own read instruction takes, plus 1, or 0 when it may not
+ *              read that counter itself (then PFM_READ_PMDS only).
+ *              Fills the control page (Documentation/uapi.rst,
+ *              "User-level reads"); the engine enables the instruction
+ *              in @load_cfg.
  * @user_base: optional, with @user_index: for that counter, whose PMD
  *             just read @value, what the read instruction gave then;
  *             the control page's base (without it, @value's
  *             implemented bits: the counter is the PMD's low bits)
- * @events: optional events known by name, shown in
- *          /sys/kernel/perfmon/pmu_desc/events/; must stay valid while
- *          the description is registered
- * @num_events: entries in @events
  *
  * Virtual descriptions (pfm_perf: counters that are perf_events kernel
  * counters) keep state per context, which the core hands them; all
@@ -195,36 +248,22 @@ struct pfm_pmu_vctx {
  * from elsewhere (perf's callback) asks pfm_pmu_priv_live() whether its
  * context is live on the CPU.
  *
- * The register ops run on the CPU whose PMU they touch, with interrupts
- * disabled and the context lock held; they must not sleep.  A counter
- * that wraps past @counter_width bits must call pfm_interrupt() on that
- * CPU with interrupts disabled: the core extends counters to 64 bits
- * from those wraps.  It passes the registers of the interrupted code
+ * Every op gets the description it was registered with (@pmu), which
+ * an engine may embed in its own state.  The register ops run on the
+ * CPU whose PMU they touch, with interrupts disabled and the context
+ * lock held; they must not sleep.  A counter that wraps past the map's
+ * @counter_width bits must call pfm_interrupt() on that CPU with
+ * interrupts disabled: the core extends counters to 64 bits from those
+ * wraps.  It passes the registers of the interrupted code
  * (get_irq_regs() in an interrupt handler) for samples and messages.
  *
  * A PMU that loses its registers in a CPU power state (CPU PM) calls
  * pfm_cpu_pm_save() on CPU_PM_ENTER and, after redoing its @cpu_setup
  * state, pfm_cpu_pm_restore() on CPU_PM_EXIT and CPU_PM_ENTER_FAILED.
  *
- * The core never writes to the description: what it derives from the
- * tables at registration (the implemented registers, the counters'
- * mask) is its own (struct pfm_pmu, core/perfmon.h).  A description
- * whose ops need the counters' mask takes pfm_pmu_ovfl_mask().
+ * A static const table in the engine's file.
  */
-struct pfm_pmu_config {
-	const char *pmu_name;
-	struct module *owner;
-	unsigned int counter_width;
-	const struct pfm_regmap_desc *pmc_desc;
-	u16 num_pmc_entries;
-	const struct pfm_regmap_desc *pmd_desc;
-	u16 num_pmd_entries;
-	int (*pmc_write_check)(const struct pfm_pmu_config *pmu, u16 cnum,
-			       u64 value);
-	u32 (*pmc_priv)(const struct pfm_pmu_config *pmu, u16 cnum, u64 value);
-	u64 (*pmc_user_val)(const struct pfm_pmu_config *pmu, u16 cnum,
-			    u64 value);
-	const void *map_data;
+struct pfm_pmu_ops {
 	int (*acquire)(struct pfm_pmu_config *pmu);
 	void (*release)(struct pfm_pmu_config *pmu);
 	void (*write_pmc)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
@@ -236,18 +275,12 @@ struct pfm_pmu_config {
 	void (*stop)(struct pfm_pmu_config *pmu, void *priv);
 	void (*cpu_setup)(struct pfm_pmu_config *pmu);
 	void (*cpu_teardown)(struct pfm_pmu_config *pmu);
-	const struct pfm_regmap_desc *cfg_desc;
-	u16 num_cfg;
-	int (*cfg_check)(const struct pfm_pmu_config *pmu, u16 num, u64 value,
-			 u32 ctx_flags);
 	void (*load_cfg)(struct pfm_pmu_config *pmu, void *priv,
 			 const u64 *cfg);
 	u32 (*user_index)(struct pfm_pmu_config *pmu, void *priv,
 			  const u64 *cfg, u16 cnum);
 	u64 (*user_base)(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 			 u64 value);
-	const struct pfm_event_desc *events;
-	u16 num_events;
 	void *(*ctx_alloc)(struct pfm_pmu_config *pmu);
 	void (*ctx_free)(struct pfm_pmu_config *pmu, void *priv);
 	int (*ctx_sync)(struct pfm_pmu_config *pmu, void *priv,
@@ -255,14 +288,28 @@ struct pfm_pmu_config {
 };
 
 /**
- * pfm_pmu_ovfl_mask() - the bits a counter of @pmu implements
- * @pmu: the description
+ * struct pfm_pmu_config - a PMU description: a map and an engine's ops
+ * @owner: module providing the description (THIS_MODULE)
+ * @map: what the registers are, filled by the map's probe
+ * @ops: how they are driven, the engine's const table
  *
- * Return: a mask of @pmu->counter_width bits.
+ * The core never writes to the description.
  */
-static inline u64 pfm_pmu_ovfl_mask(const struct pfm_pmu_config *pmu)
+struct pfm_pmu_config {
+	struct module *owner;
+	const struct pfm_pmu_map *map;
+	const struct pfm_pmu_ops *ops;
+};
+
+/**
+ * pfm_pmu_ovfl_mask() - the bits a counter of @map implements
+ * @map: the register map
+ *
+ * Return: a mask of @map->counter_width bits.
+ */
+static inline u64 pfm_pmu_ovfl_mask(const struct pfm_pmu_map *map)
 {
-	return GENMASK_ULL(pmu->counter_width - 1, 0);
+	return GENMASK_ULL(map->counter_width - 1, 0);
 }
 
 /* Helpers for const description tables. */

@@ -81,9 +81,9 @@ static const struct pfm_x86_hw psim_hw = {
 };
 
 /* The x86 map on the simulated PMU, which perf drives. */
-static int psim_probe(struct pfm_pmu_config *pmu)
+static const struct pfm_pmu_map *psim_probe(void)
 {
-	return pfp_x86_probe(pmu, &psim_hw, true);
+	return pfp_x86_probe(&psim_hw, true);
 }
 
 static const struct pfp_map psim_map = {
