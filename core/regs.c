@@ -76,9 +76,38 @@ static u32 pfm_pmc_check(struct pfm_context *ctx, const struct pfarg_pmc *req,
 	return pfm_pmc_priv_check(ctx, req);
 }
 
+/*
+ * Put the live set's new PMC values on this CPU's PMU: those alone,
+ * counting stopped around them, as a switch out and in would leave it.
+ * A description whose PMC values bind what its PMD writes then start
+ * (pfm_perf: a perf counter, from the PMD's value) asks for the whole
+ * set: it is saved here and pfm_run_in_place() reloads it.
+ */
+static void pfm_pmcs_write_hw(struct pfm_context *ctx,
+			      const struct pfarg_pmc *req, unsigned int count)
+	__must_hold(&ctx->lock)
+{
+	const struct pfm_pmu *pmu = ctx->pmu;
+	const struct pfm_event_set *set = ctx->active_set;
+	unsigned int i;
+
+	if (!pfm_ctx_live_here(ctx))
+		return;
+	if (pmu->ops->pmc_write_reloads) {
+		pfm_ctx_sched_out(ctx);
+		return;
+	}
+	pfm_ctx_halt(ctx);
+	for (i = 0; i < count; i++)
+		if (req[i].reg_set == set->id)
+			pmu->ops->write_pmc(pmu->conf, ctx->vpmu, req[i].reg_num,
+					    set->pmcs[req[i].reg_num]);
+	pfm_ctx_resume(ctx);
+}
+
 /**
  * __pfm_write_pmcs() - program PMCs of event sets
- * @ctx: the context, locked, saved
+ * @ctx: the context, locked, live here or nowhere
  * @info: the struct pfm_array of struct pfarg_pmc; reg_flags of a
  *        refused entry gets PFM_REG_RETFL_*
  *
@@ -116,6 +145,7 @@ static int __pfm_write_pmcs(struct pfm_context *ctx, void *info)
 		__assign_bit(req[i].reg_num, set->no_emul64_pmcs,
 			     req[i].reg_flags & PFM_REGFL_NO_EMUL64);
 	}
+	pfm_pmcs_write_hw(ctx, req, count);
 	return 0;
 }
 
@@ -125,8 +155,9 @@ static int __pfm_write_pmcs(struct pfm_context *ctx, void *info)
  * @req: the entries, in kernel memory
  * @count: how many, at least 1
  *
- * The live set is saved, written in memory and loaded again, every
- * register of it (pfm_run()); then a virtual description follows.
+ * Runs where the set is live (pfm_run_in_place()), which writes the
+ * new values of the live set's PMCs and no other register; then a
+ * virtual description follows.
  *
  * Context: process context; may sleep.
  * Return: as __pfm_write_pmcs(), or the description's error.
@@ -136,7 +167,8 @@ int pfm_write_pmcs(struct pfm_context *ctx, struct pfarg_pmc *req,
 {
 	struct pfm_array arr = { .req = req, .count = count };
 
-	return pfm_vpmu_finish(ctx, pfm_run(ctx, __pfm_write_pmcs, &arr));
+	return pfm_vpmu_finish(ctx, pfm_run_in_place(ctx, __pfm_write_pmcs,
+						     &arr));
 }
 
 static u32 pfm_pmd_check_common(struct pfm_context *ctx,

@@ -9,9 +9,10 @@
  * a call that needs the registers first saves them: the entry point
  * runs on the live CPU (by IPI when it is another one) between a
  * sched_out and a sched_in, with ctx->lock held throughout.  The
- * frequent calls a monitor makes while counting (read, start, stop) run
- * in place instead: on the live CPU, the set left live, so they cost a
- * few register accesses, not a save and a reload of every register.
+ * frequent calls a monitor makes while counting (read, start, stop, a
+ * PMC write) run in place instead: on the live CPU, the set left live,
+ * so they cost a few register accesses, not a save and a reload of
+ * every register.
  */
 #include <linux/lockdep.h>
 #include <linux/smp.h>
@@ -128,9 +129,11 @@ int pfm_run(struct pfm_context *ctx,
  * @fn: the entry point: ctx->lock held, interrupts off
  * @info: its argument
  *
- * The calls a monitor makes while counting (a read, a start, a stop):
- * @fn reads live registers through pfm_pmd_read_hw() and updates the
- * control page when it changes what the page shows.
+ * The calls a monitor makes while counting (a read, a start, a stop, a
+ * PMC write): @fn reads or writes live registers itself (a read through
+ * pfm_pmd_read_hw()) and updates the control page when it changes what
+ * the page shows; one that needs the set saved saves it
+ * (pfm_ctx_sched_out()), and the set is loaded again after it.
  *
  * Context: process context, no lock held.
  * Return: what @fn returned.

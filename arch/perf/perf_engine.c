@@ -1059,6 +1059,8 @@ static const struct pfm_pmu_ops pfp_ops = {
 	.ctx_alloc	= pfp_ctx_alloc,
 	.ctx_free	= pfp_ctx_free,
 	.ctx_sync	= pfp_ctx_sync,
+	/* A PMC value binds a perf counter, which starts at its PMD's value. */
+	.pmc_write_reloads = true,
 };
 
 /*

@@ -221,6 +221,11 @@ struct pfm_pmu_map {
  *             just read @value, what the read instruction gave then;
  *             the control page's base (without it, @value's
  *             implemented bits: the counter is the PMD's low bits)
+ * @pmc_write_reloads: a PMC value binds what the PMD writes after it
+ *                     start from, so a PFM_WRITE_PMCS of the live set
+ *                     saves and reloads every register of it; without,
+ *                     the core stops counting, calls @write_pmc for
+ *                     each PMC written and counts again
  *
  * Virtual descriptions (pfm_perf: counters that are perf_events kernel
  * counters) keep state per context, which the core hands them; all
@@ -285,6 +290,7 @@ struct pfm_pmu_ops {
 	void (*ctx_free)(struct pfm_pmu_config *pmu, void *priv);
 	int (*ctx_sync)(struct pfm_pmu_config *pmu, void *priv,
 			const struct pfm_pmu_vctx *vc);
+	bool pmc_write_reloads;
 };
 
 /**

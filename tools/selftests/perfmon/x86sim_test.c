@@ -528,6 +528,37 @@ TEST_F(sim, intel_v1_gated_per_counter)
 	close(fd);
 }
 
+/*
+ * A PMC written while the set counts goes to the PMU by itself: the
+ * counter it enables counts from then on, the others keep counting, and
+ * no counter is written (a save and reload of the set writes each one).
+ * A try in which the thread was switched out, which does reload the
+ * set, is made again: a write that always reloads fails all five.
+ */
+TEST_F(sim, pmc_write_in_place)
+{
+	uint64_t before, writes = ~0ull;
+	int fd, i;
+
+	fd = self_ctx(0, 0, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 1, 0, 0, 0));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	ASSERT_EQ(0, sim_tick(20));
+	for (i = 0; i < 5 && writes; i++) {
+		before = sim_reg("ctr_writes");
+		ASSERT_EQ(0, pfm_write_pmc(fd, 0, 1, COUNTING));
+		writes = sim_reg("ctr_writes") - before;
+	}
+	EXPECT_EQ(0, writes);
+	EXPECT_EQ(COUNTING | EVT_INT, sim_reg("sel1"));
+	ASSERT_EQ(0, sim_tick(10));
+	ASSERT_EQ(0, pfm_stop(fd));
+	EXPECT_EQ(30, pfm_read_pmd(fd, 0, 0));
+	EXPECT_EQ(10, pfm_read_pmd(fd, 0, 1));
+	close(fd);
+}
+
 /* AMD core counters, no PerfMonV2: 47 bits seen, top bit for overflow. */
 TEST_F(sim, amd_core_counters)
 {

@@ -82,6 +82,7 @@ enum sim_kind { SIM_PLAIN, SIM_LEGACY_CTR, SIM_CTR, SIM_RO, SIM_CLR };
  * @pmis: interrupts raised
  * @inject: status bits of the counters to wrap at an acknowledgment
  * @inject_left: acknowledgments that still wrap @inject
+ * @ctr_writes: writes of a counter MSR (tests count reloads)
  */
 struct sim_cpu {
 	u64 sel[PFM_X86_MAX_GP];
@@ -95,6 +96,7 @@ struct sim_cpu {
 	unsigned long pmis;
 	u64 inject;
 	unsigned long inject_left;
+	unsigned long ctr_writes;
 };
 
 static DEFINE_PER_CPU(struct sim_cpu, sim_cpu);
@@ -267,6 +269,8 @@ static int sim_hw_wrmsr_safe(u32 msr, u64 value)
 		w = sim_reg_width(r);
 		if (!no_pmu)
 			*r = value & GENMASK_ULL(w - 1, 0);
+		/* What a reload of the set costs, which a PMC write must not. */
+		this_cpu_inc(sim_cpu.ctr_writes);
 		break;
 	default:
 		*r = value;
@@ -562,7 +566,8 @@ static int sim_regs_show(struct seq_file *m, void *v)
 		   s.fixed_ctrl, s.gctrl, s.gstatus);
 	seq_printf(m, "lvtpc=0x%x\npce=%d\npmis=%lu\nclaimed=%llu\n",
 		   s.lvtpc, s.pce, s.pmis, pfm_x86_nmis_claimed());
-	seq_printf(m, "inject_left=%lu\n", s.inject_left);
+	seq_printf(m, "inject_left=%lu\nctr_writes=%lu\n", s.inject_left,
+		   s.ctr_writes);
 	seq_printf(m, "owned=0x%lx\n", sim_ctr_owned[0]);
 	return 0;
 }
