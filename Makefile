@@ -22,6 +22,9 @@
 #   FLAVOR=rt            build against (run, test, bench, shell; default
 #                        6.1, generic; FLAVOR=rt: PREEMPT_RT)
 #   make tool            pfmon, the profiling tool, for ARCH (tools/pfmon)
+#   make deb             Debian packages into .build/deb: perfmon-dkms,
+#                        libperfmon1, libperfmon-dev, pfmon (amd64 and
+#                        arm64), lintian-clean (tools/build/deb.sh)
 #   make help            all targets
 #
 # See Documentation/testing.rst for the rig.
@@ -79,7 +82,7 @@ GUEST_KDIR_arm64  := $(CACHE)/arm64/root/usr/src/linux-headers-$(GUEST_KABI)-$(F
 KMAKE	= $(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(patsubst x86_64,x86,$(ARCH)) \
 	  CROSS_COMPILE=$(CROSS_COMPILE)
 
-.PHONY: all lib tool install modules modules_install clean deps check run help kdir-check
+.PHONY: all lib tool install modules modules_install clean deps deb check run help kdir-check
 
 all: lib modules
 
@@ -131,6 +134,9 @@ deps:
 	$(TOP)/tools/build/deps.sh $(if $(filter command line,$(origin KVER) \
 	  $(origin FLAVOR)),$(KVER):$(FLAVOR):x86_64 $(KVER):$(FLAVOR):arm64)
 
+deb:
+	$(TOP)/tools/build/deb.sh
+
 help:
 	@sed -n 's/^#   //p' $(TOP)/Makefile
 	@echo "  make test T=NAME [ARCH=...]   run one test program in one guest"
@@ -138,4 +144,6 @@ help:
 	@echo "  make guest-run FILES='a b' CMD='...' [ARCH=...]"
 	@echo "                                copy files into a guest, run CMD, return its status"
 
-include $(TOP)/tools/selftests/qemu/rig.mk
+# The rig's targets; absent from the DKMS source (perfmon-dkms ships the
+# runtime modules' sources only, not tools/), where only "modules" runs.
+-include $(TOP)/tools/selftests/qemu/rig.mk

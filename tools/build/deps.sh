@@ -42,6 +42,7 @@ host_pkgs=(
 	libxml2-utils
 	linux-perf
 	golang-1.19-go
+	dpkg-dev debhelper dh-dkms lintian pkg-config
 )
 
 # The static libraries pfmon links, in their arm64 builds (unpacked).
@@ -193,7 +194,26 @@ a64_unpack "$a64/.stamp-busybox-$bver" busybox-static:arm64
 lkey=$(dpkg-query -W -f='${Version}' "${a64_lib_pkgs[@]}" | md5sum | cut -c1-12)
 a64_unpack "$a64/.stamp-libs-$lkey" "${a64_lib_pkgs[@]/%/:arm64}"
 
-# 4c. The arm64 guests' emulator: QEMU from Debian 12's backports,
+# 4c. make deb's arm64 packages (dpkg-buildpackage -aarm64) link the
+# arm64 libraries as a Debian cross build does: installed multiarch
+# (their :arm64 packages are Multi-Arch: same, beside the host's own,
+# whose versions apt keeps in step), unlike the kernels above.
+a64_dev_pkgs=(libc6-dev:arm64 "${a64_lib_pkgs[@]/%/:arm64}")
+missing=()
+for p in "${a64_dev_pkgs[@]}"; do
+	installed "$p" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	as_root "arm64 development packages"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		log "dpkg --add-architecture arm64"
+		dpkg --add-architecture arm64
+		apt_updated=0
+	fi
+	apt_install "${missing[@]}"
+fi
+
+# 4d. The arm64 guests' emulator: QEMU from Debian 12's backports,
 # unpacked (never installed, so the host's own QEMU and its libraries
 # stay Debian 12's; the backport runs on them).  Debian 12's QEMU 7.2
 # shares an -icount guest's instructions unfairly between vCPUs: one
