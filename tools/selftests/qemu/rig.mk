@@ -36,7 +36,7 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES
 # since --no-tree cannot see that the kernel defines them.
 CHECKPATCH_KNAMES := arch/arm64/pmuv3_map.c
 
-.PHONY: need-deps checkpatch check check-dkms check-rig run test soak hold-off shell guest-run \
+.PHONY: need-deps checkpatch check check-dkms check-deb check-rig run test soak hold-off shell guest-run \
 	check-debug bench fuzz-long
 
 need-deps:
@@ -118,6 +118,13 @@ checkpatch: need-deps
 check-dkms: need-deps
 	@echo "  DKMS    $(GUEST_KABI)-$(FLAVOR_SFX)amd64"
 	@$(TOP)/tools/build/dkms-check.sh $(GUEST_KABI)-$(FLAVOR_SFX)amd64
+
+# The Debian packages end to end, as root: make deb, apt install (DKMS
+# builds for every kernel with headers; every module of dkms.conf must
+# land, no test module), pfmon and a libperfmon program in the x86_64
+# 6.1 guest on DKMS's modules, then purge, the machine as it was.
+check-deb: need-deps
+	@$(TOP)/tools/build/deb-check.sh
 
 # Every gate, both guests and the debug kernel; ends with
 # "N passed, N failed[, N skipped]".
