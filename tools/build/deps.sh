@@ -189,15 +189,11 @@ done
 bver=$(dpkg-query -W -f='${Version}' busybox-static)
 a64_unpack "$a64/.stamp-busybox-$bver" busybox-static:arm64
 
-# 4b. arm64 builds of the libraries pfmon links: their .a files and
-# headers, unpacked next to the kernels (dpkg-deb -x, never installed).
-lkey=$(dpkg-query -W -f='${Version}' "${a64_lib_pkgs[@]}" | md5sum | cut -c1-12)
-a64_unpack "$a64/.stamp-libs-$lkey" "${a64_lib_pkgs[@]/%/:arm64}"
-
-# 4c. make deb's arm64 packages (dpkg-buildpackage -aarm64) link the
+# 4b. make deb's arm64 packages (dpkg-buildpackage -aarm64) link the
 # arm64 libraries as a Debian cross build does: installed multiarch
 # (their :arm64 packages are Multi-Arch: same, beside the host's own,
-# whose versions apt keeps in step), unlike the kernels above.
+# whose versions apt keeps in step), unlike the kernels above.  Before
+# 4c: its key counts these versions too, the same from the first run.
 a64_dev_pkgs=(libc6-dev:arm64 "${a64_lib_pkgs[@]/%/:arm64}")
 missing=()
 for p in "${a64_dev_pkgs[@]}"; do
@@ -212,6 +208,11 @@ if ((${#missing[@]})); then
 	fi
 	apt_install "${missing[@]}"
 fi
+
+# 4c. arm64 builds of the libraries pfmon links: their .a files and
+# headers, unpacked next to the kernels (dpkg-deb -x, never installed).
+lkey=$(dpkg-query -W -f='${Version}' "${a64_lib_pkgs[@]}" | md5sum | cut -c1-12)
+a64_unpack "$a64/.stamp-libs-$lkey" "${a64_lib_pkgs[@]/%/:arm64}"
 
 # 4d. The arm64 guests' emulator: QEMU from Debian 12's backports,
 # unpacked (never installed, so the host's own QEMU and its libraries
