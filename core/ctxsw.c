@@ -72,22 +72,29 @@ static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
 	return ctx->hook && ctx->task == current && !ctx->task_ended;
 }
 
-/* Write the set into this CPU's PMU; unused counters start at zero. */
+/*
+ * Write the set into this CPU's PMU; unused counters start at zero.  The
+ * ops, description and state in locals: the indirect calls would have
+ * them loaded again for each register.
+ */
 static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 {
 	struct pfm_pmu *pmu = ctx->pmu;
+	const struct pfm_pmu_ops *ops = pmu->ops;
+	struct pfm_pmu_config *conf = pmu->conf;
+	void *vpmu = ctx->vpmu;
 	unsigned int i;
 	u64 v;
 
 	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
-		pmu->ops->write_pmc(pmu->conf, ctx->vpmu, i, set->pmcs[i]);
+		ops->write_pmc(conf, vpmu, i, set->pmcs[i]);
 	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
 		if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
 			continue;
 		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
 		if (test_bit(i, pmu->cnt_pmds))
 			v &= pmu->ovfl_mask;
-		pmu->ops->write_pmd(pmu->conf, ctx->vpmu, i, v);
+		ops->write_pmd(conf, vpmu, i, v);
 	}
 }
 

@@ -141,8 +141,9 @@ struct completion;
  * struct pfm_pmu - the registered description, as the core knows it
  * @conf: the description its module registered; the core calls its ops
  *        with it, and never writes to it
+ * @ops: its engine's ops (@conf->ops); beside @conf, so that an op's call
+ *       loads both with one instruction (arm64's ldp)
  * @map: its register map (@conf->map)
- * @ops: its engine's ops (@conf->ops)
  * @checks: the map's checks of PMC values (an empty table without)
  * @cfg: the map's driver settings (an empty table without)
  * @impl_pmcs: implemented PMCs
@@ -159,8 +160,8 @@ struct completion;
  */
 struct pfm_pmu {
 	struct pfm_pmu_config *conf;
-	const struct pfm_pmu_map *map;
 	const struct pfm_pmu_ops *ops;
+	const struct pfm_pmu_map *map;
 	const struct pfm_pmu_checks *checks;
 	const struct pfm_pmu_settings *cfg;
 	DECLARE_BITMAP(impl_pmcs, PFM_MAX_PMCS);
