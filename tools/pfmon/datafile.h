@@ -81,6 +81,20 @@ struct pfmon_data_ops {
 		     const union pfmon_rec_any *r);
 };
 
+/*
+ * Does the sample's IP @ip go before its call chain @c (@ips) as the
+ * innermost frame?  Not when the chain starts with the kernel's, whose
+ * first entry is the sample's IP, nor when the user chain already starts
+ * there; never for a hidden IP (0).
+ */
+static inline bool pfmon_chain_needs_ip(const struct pfmon_rec_callchain *c,
+					const uint64_t *ips, uint64_t ip)
+{
+	if (c->nr_kernel && c->nr_kernel <= c->nr)
+		return false;
+	return ip && (!c->nr || ips[0] != ip);
+}
+
 int pfmon_data_open(struct pfmon_data *d, const char *path);
 int pfmon_data_walk(const struct pfmon_data *d,
 		    const struct pfmon_data_ops *ops, void *priv);

@@ -280,8 +280,7 @@ static void on_callchain(void *arg, const struct pfmon_rec_callchain *c,
 	if (!ps || !c->nr)
 		return;
 	ip = ps->ips[0];
-	lead = !(c->nr_kernel && c->nr_kernel <= c->nr) && ip &&
-	       ips[0] != ip;
+	lead = pfmon_chain_needs_ip(c, ips, ip);
 	ps->ips = pfmon_xrealloc(ps->ips, c->nr + 1, sizeof(uint64_t));
 	ps->ips[0] = ip;
 	memcpy(ps->ips + lead, ips, c->nr * sizeof(uint64_t));

@@ -223,9 +223,7 @@ static void rec_callchain(void *arg, const struct pfmon_rec_callchain *c,
 		return;
 	memcpy(frames + 1, ips, nr * sizeof(uint64_t));
 	key.nr_exact = nr ? 1 : 0;
-	if (c->nr_kernel && c->nr_kernel <= nr)
-		;	/* the kernel chain first: only its IP is exact */
-	else if (a->last.ip && (!nr || frames[1] != a->last.ip)) {
+	if (pfmon_chain_needs_ip(c, ips, a->last.ip)) {
 		frames[0] = a->last.ip;
 		key.ips = frames;
 		nr++;
