@@ -44,9 +44,13 @@ eval "$(grep -E '^(PACKAGE_NAME|PACKAGE_VERSION)=' "$top/dkms.conf")"
 dkms_dir=/var/lib/dkms/$PACKAGE_NAME
 
 # One at a time per machine (two clones' make check): the packages,
-# DKMS's tree and dpkg are the machine's.
-exec 8> /run/lock/perfmon-deb-check.lock
-flock -w 1800 8 || die "another deb-check holds /run/lock/perfmon-deb-check.lock"
+# DKMS's tree and dpkg are the machine's.  The lock is in the machine's
+# cache, as deps.sh's and the debug kernels' are (a clone's .cache links
+# to it; make deps made it), not in /run/lock, which a minimal
+# container may lack.
+lock=$top/.cache/.deb-check.lock
+exec 8> "$lock"
+flock -w 1800 8 || die "another deb-check holds $lock"
 
 # Packages dpkg knows in any state but not-installed (config-files too).
 present() {
