@@ -1069,10 +1069,9 @@ static const struct pfm_pmu_ops pfp_ops = {
  */
 static unsigned int pfp_map_controls(void)
 {
+	const struct pfm_pmu_map *map = pfp_pmu.map;
 	unsigned int i, n = 0;
 	u16 pmc;
-
-	const struct pfm_pmu_map *map = pfp_pmu.map;
 
 	pfp_ovfl_mask = pfm_pmu_ovfl_mask(map);
 	pfp_max_pmd = 0;
