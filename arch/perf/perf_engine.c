@@ -26,10 +26,11 @@
  *     Documentation/pmu-description.rst);
  *   - overflows: each counter samples with the period that ends at its
  *     PMD's wrap (perf_event's sample_period, changed where it runs as
- *     KVM's PMU emulation does); the overflow handler reports the wrap
- *     with pfm_interrupt() when the context is live there, from an
- *     irq_work when perf called it where the core may not run (NMI, the
- *     scheduler).
+ *     KVM's PMU emulation does, or in perf's interrupt for it as perf's
+ *     driver reloads it there: pfp_map.reload); the overflow handler
+ *     reports the wrap with pfm_interrupt() when the context is live
+ *     there, from an irq_work when perf called it where the core may
+ *     not run (NMI, the scheduler).
  * Counters perf cannot schedule (all taken by other users) make the
  * call that needs them fail with -EBUSY and a log line.
  *
@@ -134,6 +135,9 @@ struct pfp_ctr {
  * @running: between start and stop
  * @rearm: a report found the context not live (its overflow came after
  *         the thread's switch out): the next start re-arms every counter
+ * @fresh: the counter whose overflow perf is reporting, from perf's
+ *         overflow handler in the PMU's interrupt: perf has just brought
+ *         its count up to date and reloaded its period (pfp_report())
  * @evs: its counters (struct pfp_ev)
  * @mutex: perf calls on @evs, and @task and @cpu
  * @task: the thread @evs count (reference held), or NULL
@@ -154,6 +158,7 @@ struct pfp_ctx {
 	DECLARE_BITMAP(bound, PFP_MAX_CTRS);
 	bool running;
 	bool rearm;
+	struct pfp_ev *fresh;
 	struct list_head evs;
 	struct mutex mutex;	/* perf calls on @evs */
 	struct task_struct *task;
@@ -181,23 +186,32 @@ static u16 pfp_pmc_of[PFP_MAX_CTRS];
 /* One past the last PMD each PMC controls (0: none). */
 static u16 pfp_pmc_end[PFP_MAX_CTRS];
 
-/* @pe's count, brought up to date where it runs (this CPU). */
-static u64 pfp_count(struct perf_event *pe)
+/*
+ * @ev's count, brought up to date where it runs (this CPU), unless perf
+ * just did so in the interrupt that reports its overflow (the PMU is
+ * stopped while perf's handler runs: nothing counted since).
+ */
+static __always_inline u64 pfp_count(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
-	if (READ_ONCE(pe->oncpu) == smp_processor_id())
+	struct perf_event *pe = ev->pe;
+
+	if (ev != pc->fresh && READ_ONCE(pe->oncpu) == smp_processor_id())
 		pe->pmu->read(pe);
 	return local64_read(&pe->count);
 }
 
-/* Add what @c's counter counted since the last fold; note a wrap. */
-static void pfp_fold(struct pfp_ctx *pc, struct pfp_ctr *c)
+/*
+ * Add what @c's counter counted since the last fold; note a wrap.
+ * Inline: it is most of a read.
+ */
+static __always_inline void pfp_fold(struct pfp_ctx *pc, struct pfp_ctr *c)
 {
 	u64 mask = pfp_ovfl_mask;
 	u64 now, sum;
 
 	if (!pc->running || !c->ev)
 		return;
-	now = pfp_count(c->ev->pe);
+	now = pfp_count(pc, c->ev);
 	sum = c->base + (now - c->snap);
 	if (sum < c->base || sum > mask)
 		c->over = true;
@@ -242,15 +256,20 @@ static u64 pfp_left(const struct pfp_ctr *c)
  * perf's MAX_INTERRUPTS, ~0, kernel/events/core.c): perf starts it
  * again at a tick, from the period left set here.  A software event's
  * period is its last_period too: perf_swevent_set_period() starts the
- * next one from it.
+ * next one from it.  In perf's interrupt for the counter (@fresh), where
+ * the map can, the map reloads it as perf's driver would there: the PMU
+ * is stopped and perf has just brought the count up to date, and a stop
+ * and a start per sample cost more than the sample.
+ * Return: the counter was reprogrammed (it runs here).
  */
-static void pfp_period(struct pfp_ctr *c, u64 left)
+static bool pfp_period(struct pfp_ctx *pc, struct pfp_ctr *c, u64 left)
 {
 	struct perf_event *pe = c->ev->pe;
 	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
 		    pe->hw.interrupts != ~0ULL;
+	bool reload = here && c->ev == pc->fresh && pfp_map->reload;
 
-	if (here)
+	if (here && !reload)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
 	pe->attr.sample_period = left;
 	pe->hw.sample_period = left;
@@ -260,9 +279,12 @@ static void pfp_period(struct pfp_ctr *c, u64 left)
 	} else {
 		local64_set(&pe->hw.period_left, left);
 	}
-	if (here)
+	if (reload)
+		pfp_map->reload(pe, left);
+	else if (here)
 		pe->pmu->start(pe, PERF_EF_RELOAD);
-	c->snap = pfp_count(pe);
+	c->snap = pfp_count(pc, c->ev);
+	return here;
 }
 
 /*
@@ -270,28 +292,35 @@ static void pfp_period(struct pfp_ctr *c, u64 left)
  * context counts; never while it does not (stopped, masked, throttled,
  * switched out): a PMD write or a bind then, or perf's own reload after
  * an overflow, must not have a throttled context's counters go on
- * interrupting at their short period.  A counter already disarmed is
- * left alone: a switch in writes every PMD before the start arms them,
- * and each period change where the counter runs is a stop and a start
- * of it in perf's driver.
+ * interrupting at their short period.
+ *
+ * Each period change where the counter runs is a stop and a start of it
+ * in perf's driver, so a counter whose period already says "never"
+ * (S64_MAX) is left alone when it is to say so again: a PMD that only
+ * counts (a 64-bit one does not wrap in reach) costs no period change at
+ * a start, a stop, a set switch or a PMD write; its count is taken from
+ * now (@c's value was just set or folded).  Return: the counter was
+ * reprogrammed.
  */
-static void pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
+static bool pfp_arm(struct pfp_ctx *pc, struct pfp_ctr *c)
 {
-	u64 left = pfp_left(c);
+	u64 left = S64_MAX;
 	unsigned int i;
 
 	lockdep_assert_held(&pc->lock);
-	if (!pc->running) {
-		/* pfp_period() keeps the period there (pfp_ctx.lock). */
-		if (c->ev->pe->attr.sample_period != S64_MAX)
-			pfp_period(c, S64_MAX);
-		return;
+	if (pc->running) {
+		left = pfp_left(c);
+		if (c->ev->soft)
+			for (i = 0; i < pfp_max_pmd; i++)
+				if (pc->ctr[i].ev == c->ev)
+					left = min(left, pfp_left(&pc->ctr[i]));
 	}
-	if (c->ev->soft)
-		for (i = 0; i < pfp_max_pmd; i++)
-			if (pc->ctr[i].ev == c->ev)
-				left = min(left, pfp_left(&pc->ctr[i]));
-	pfp_period(c, left);
+	/* pfp_period() keeps the period there (pfp_ctx.lock). */
+	if (left != S64_MAX || c->ev->pe->attr.sample_period != S64_MAX)
+		return pfp_period(pc, c, left);
+	if (pc->running)
+		c->snap = pfp_count(pc, c->ev);
+	return false;
 }
 
 /*
@@ -455,17 +484,40 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 }
 
 /*
- * A counter's period ended: when its PMD wrapped, tell the core (which
- * reads and may reload it); else perf's period was shorter than the
- * distance to the wrap, or ran while the context did not count: the
- * next period ends at the wrap again.  Armed before the core is told:
- * the control page the core rewrites then takes its base from perf's
- * counter as that left it.
+ * Should the report re-arm @c before the core is told?  From perf's
+ * overflow handler in the PMU's interrupt (@fresh: the counter whose
+ * period ended), only @fresh when it did not wrap: perf's period was
+ * shorter than the distance to the wrap, or ran while the context did
+ * not count.  A hardware counter that wrapped is left as perf reloaded
+ * it: the core's reload re-arms it, and without one perf's period, the
+ * one that ended at this wrap, ends at or before the next (a period is
+ * at most the PMD's range).  The other counters' wraps have not moved.  Armed before the core is told:
+ * the control page it rewrites takes its base from perf's counter as
+ * that left it.  From an irq_work (@fresh NULL: software counters,
+ * perf's NMI), every counter, as which one's period ended is not known.
  */
-static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
+static bool pfp_report_arms(struct pfp_ctr *c, struct pfp_ev *fresh,
+			    bool wrapped)
+{
+	if (!fresh || c->ev->soft)
+		return true;
+	return c->ev == fresh && !wrapped;
+}
+
+/*
+ * A counter's period ended (@fresh: which one, from perf's interrupt;
+ * NULL from an irq_work): when a PMD wrapped, tell the core (which
+ * reads and may reload it).  Tell it too when a counter was only
+ * reprogrammed (its period ended short of the wrap): the control page
+ * the core then rewrites takes the counter's new base, where the
+ * thread's next read of it would otherwise be off by the jump.
+ */
+static void pfp_report(struct pfp_ctx *pc, struct pfp_ev *fresh,
+		       struct pt_regs *regs)
 {
 	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
 	struct pfp_ctr *c;
+	bool wrapped, moved = false;
 	unsigned int i;
 
 	if (!pfm_pmu_priv_live(pc)) {
@@ -478,27 +530,38 @@ static void pfp_report(struct pfp_ctx *pc, struct pt_regs *regs)
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */
+	if (!pc->running) {
+		raw_spin_unlock(&pc->lock);
+		return;
+	}
+	pc->fresh = fresh;
 	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
 		c = &pc->ctr[i];
-		if (!pc->running)
-			break;
 		pfp_fold(pc, c);
-		if (c->over) {
+		wrapped = c->over;
+		if (wrapped) {
 			c->over = false;
 			__set_bit(i, ovfl);
 		}
-		pfp_arm(pc, c);
+		/* A software counter has no index in the control page. */
+		if (pfp_report_arms(c, fresh, wrapped) && pfp_arm(pc, c))
+			moved |= !c->ev->soft;
 	}
 	raw_spin_unlock(&pc->lock);
-	if (!bitmap_empty(ovfl, PFM_MAX_PMDS))
+	if (moved || !bitmap_empty(ovfl, PFM_MAX_PMDS))
 		pfm_interrupt(ovfl, regs);
+	if (!fresh)
+		return;
+	raw_spin_lock(&pc->lock);
+	pc->fresh = NULL;
+	raw_spin_unlock(&pc->lock);
 }
 
 static void pfp_ovfl_irq_work(struct irq_work *iw)
 {
 	struct pfp_ctx *pc = container_of(iw, struct pfp_ctx, ovfl_iw);
 
-	pfp_report(pc, &pc->ovfl_regs);
+	pfp_report(pc, NULL, &pc->ovfl_regs);
 	clear_bit_unlock(0, &pc->ovfl_busy);
 }
 
@@ -515,7 +578,7 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	struct pfp_ctx *pc = ev->pc;
 
 	if (!ev->soft && !in_nmi() && irqs_disabled()) {
-		pfp_report(pc, regs);
+		pfp_report(pc, ev, regs);
 		return;
 	}
 	/*

@@ -23,6 +23,7 @@
  */
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/perf/arm_pmu.h>
 
 #include "../arm64/pmuv3.h"
 #include "pfm_perf.h"
@@ -77,9 +78,35 @@ static int pfp_pmuv3_attr(u16 cnum, u64 value, const u64 *cfg,
 	return 0;
 }
 
+#ifdef CONFIG_ARM_PMU
+/*
+ * A reload in perf's interrupt, as armpmu_event_set_period() does it
+ * (drivers/perf/arm_pmu.c, not exported): at most half the counter's
+ * range at a time (perf reloads the rest itself), the counter written
+ * through the driver's own write_counter(), which biases a 32-bit event
+ * on a 64-bit counter.  One counter write, where perf's stop and start
+ * of the event also disable, read, and enable it and rewrite its type.
+ */
+static void pfp_pmuv3_reload(struct perf_event *pe, u64 left)
+{
+	struct arm_pmu *pmu = to_arm_pmu(pe->pmu);
+	u64 max = pe->hw.flags & ARMPMU_EVT_64BIT ? U64_MAX : U32_MAX;
+
+	left = min(left, max >> 1);
+	local64_set(&pe->hw.prev_count, -left);
+	pmu->write_counter(pe, -left & max);
+}
+
+#define PFP_PMUV3_RELOAD	pfp_pmuv3_reload
+#else
+/* No arm_pmu driver (the debug gate's kernel): the engine stops and starts. */
+#define PFP_PMUV3_RELOAD	NULL
+#endif
+
 const struct pfp_map pfp_arch_map = {
 	.probe	= pfp_pmuv3_probe,
 	.pmc	= pfp_pmuv3_pmc,
 	.attr	= pfp_pmuv3_attr,
 	.user_read = pfp_pmuv3_user_read,
+	.reload	= PFP_PMUV3_RELOAD,
 };

@@ -35,6 +35,12 @@ struct pfm_x86_hw;
  * @user_read: optional; the context's settings @cfg let the monitored
  *             thread read its counters itself (@attr asked perf for it):
  *             the control page then shows perf's index and base.
+ * @reload: optional; in perf's overflow interrupt for hardware counter
+ *          @pe (the PMU stopped, the count just brought up to date, and
+ *          @pe's hw.period_left set to @left), program the counter to
+ *          end its period @left events from now, as perf's driver does
+ *          at a reload there; without it the engine stops and starts
+ *          the counter.
  *
  * Called by the engine only, after pfp_init() claimed it for the map:
  * a map's own state has one user at a time.
@@ -45,6 +51,7 @@ struct pfp_map {
 	int (*attr)(u16 cnum, u64 value, const u64 *cfg,
 		    struct perf_event_attr *attr);
 	bool (*user_read)(const u64 *cfg);
+	void (*reload)(struct perf_event *pe, u64 left);
 };
 
 /*
