@@ -195,7 +195,8 @@ static __always_inline u64 pfp_count(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
 	struct perf_event *pe = ev->pe;
 
-	if (ev != pc->fresh && READ_ONCE(pe->oncpu) == smp_processor_id())
+	if (ev != READ_ONCE(pc->fresh) &&
+	    READ_ONCE(pe->oncpu) == smp_processor_id())
 		pe->pmu->read(pe);
 	return local64_read(&pe->count);
 }
@@ -267,7 +268,7 @@ static bool pfp_period(struct pfp_ctx *pc, struct pfp_ctr *c, u64 left)
 	struct perf_event *pe = c->ev->pe;
 	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
 		    pe->hw.interrupts != ~0ULL;
-	bool reload = here && c->ev == pc->fresh && pfp_map->reload;
+	bool reload = here && c->ev == READ_ONCE(pc->fresh) && pfp_map->reload;
 
 	if (here && !reload)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
@@ -484,84 +485,118 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 }
 
 /*
- * Should the report re-arm @c before the core is told?  From perf's
- * overflow handler in the PMU's interrupt (@fresh: the counter whose
- * period ended), only @fresh when it did not wrap: perf's period was
- * shorter than the distance to the wrap, or ran while the context did
- * not count.  A hardware counter that wrapped is left as perf reloaded
- * it: the core's reload re-arms it, and without one perf's period, the
- * one that ended at this wrap, ends at or before the next (a period is
- * at most the PMD's range).  The other counters' wraps have not moved.  Armed before the core is told:
- * the control page it rewrites takes its base from perf's counter as
- * that left it.  From an irq_work (@fresh NULL: software counters,
- * perf's NMI), every counter, as which one's period ended is not known.
+ * Is the context live here for a report?  Else the overflow came after
+ * the thread's switch out: the PMD holds at its top, and the next start
+ * re-arms every counter.
  */
-static bool pfp_report_arms(struct pfp_ctr *c, struct pfp_ev *fresh,
-			    bool wrapped)
+static bool pfp_report_live(struct pfp_ctx *pc)
 {
-	if (!fresh || c->ev->soft)
+	if (pfm_pmu_priv_live(pc))
 		return true;
-	return c->ev == fresh && !wrapped;
+	raw_spin_lock(&pc->lock);
+	pc->rearm = true;
+	raw_spin_unlock(&pc->lock);
+	return false;
 }
 
 /*
- * A counter's period ended (@fresh: which one, from perf's interrupt;
- * NULL from an irq_work): when a PMD wrapped, tell the core (which
- * reads and may reload it).  Tell it too when a counter was only
- * reprogrammed (its period ended short of the wrap): the control page
- * the core then rewrites takes the counter's new base, where the
- * thread's next read of it would otherwise be off by the jump.
+ * Periods ended, reported from an irq_work (software counters, perf's
+ * NMI), which does not say whose: fold every counter, tell the core of
+ * the PMDs that wrapped (it reads and may reload them), and re-arm every
+ * counter, before the core is told: the control page it rewrites takes
+ * its base from perf's counter as that left it.  Told too when a
+ * counter was only reprogrammed (its period ended short of the wrap),
+ * for that page.
  */
-static void pfp_report(struct pfp_ctx *pc, struct pfp_ev *fresh,
-		       struct pt_regs *regs)
+static void pfp_report_all(struct pfp_ctx *pc, struct pt_regs *regs)
 {
 	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	bool moved = false;
 	struct pfp_ctr *c;
-	bool wrapped, moved = false;
 	unsigned int i;
 
-	if (!pfm_pmu_priv_live(pc)) {
-		/* The PMD holds at its top; the next start re-arms it. */
-		raw_spin_lock(&pc->lock);
-		pc->rearm = true;
-		raw_spin_unlock(&pc->lock);
+	if (!pfp_report_live(pc))
 		return;
-	}
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */
-	if (!pc->running) {
-		raw_spin_unlock(&pc->lock);
-		return;
-	}
-	pc->fresh = fresh;
 	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
 		c = &pc->ctr[i];
+		if (!pc->running)
+			break;
 		pfp_fold(pc, c);
-		wrapped = c->over;
-		if (wrapped) {
+		if (c->over) {
 			c->over = false;
 			__set_bit(i, ovfl);
 		}
 		/* A software counter has no index in the control page. */
-		if (pfp_report_arms(c, fresh, wrapped) && pfp_arm(pc, c))
+		if (pfp_arm(pc, c))
 			moved |= !c->ev->soft;
 	}
 	raw_spin_unlock(&pc->lock);
 	if (moved || !bitmap_empty(ovfl, PFM_MAX_PMDS))
 		pfm_interrupt(ovfl, regs);
-	if (!fresh)
+}
+
+/*
+ * The period of hardware counter @ev ended, reported from perf's
+ * overflow handler in the PMU's interrupt: perf has just brought its
+ * count up to date and reloaded that period, the PMU stopped (@fresh
+ * while the core is told, so that the register ops take the count as
+ * perf left it).  Only @ev's PMD is looked at: another hardware
+ * counter's wrap ends its own period, which perf reports for it, in this
+ * interrupt or the next.
+ *
+ * When the PMD wrapped, the core is told, and the counter is left as
+ * perf reloaded it: the core's reload of the PMD programs the new
+ * period, and without one perf's period, the one that ended at this
+ * wrap, ends at or before the next (a period is at most the PMD's
+ * range).  When it did not (perf's period ended short of the wrap, or
+ * ran while the context did not count), it is re-armed, and the core is
+ * told all the same, with no PMD: the control page it rewrites takes
+ * the counter's new base, where the thread's next read of it would
+ * otherwise be off by the jump.
+ */
+static void pfp_report_one(struct pfp_ctx *pc, struct pfp_ev *ev,
+			   struct pt_regs *regs)
+{
+	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
+	struct pfp_ctr *c = &pc->ctr[ev->cnum];
+	bool wrapped, moved;
+
+	if (!pfp_report_live(pc))
 		return;
 	raw_spin_lock(&pc->lock);
-	pc->fresh = NULL;
+	/* Not bound (another set's), or a report after a stop. */
+	if (c->ev != ev || !pc->running) {
+		raw_spin_unlock(&pc->lock);
+		return;
+	}
+	WRITE_ONCE(pc->fresh, ev);
+	pfp_fold(pc, c);
+	wrapped = c->over;
+	c->over = false;
+	moved = !wrapped && pfp_arm(pc, c);
 	raw_spin_unlock(&pc->lock);
+	if (wrapped || moved) {
+		bitmap_zero(ovfl, PFM_MAX_PMDS);
+		if (wrapped)
+			__set_bit(ev->cnum, ovfl);
+		pfm_interrupt(ovfl, regs);
+	}
+	/*
+	 * Without the lock: @fresh matters only where the counter runs,
+	 * this CPU, whose register ops run with interrupts off (elsewhere
+	 * pfp_count() and pfp_period() find it not running there).
+	 */
+	WRITE_ONCE(pc->fresh, NULL);
 }
 
 static void pfp_ovfl_irq_work(struct irq_work *iw)
 {
 	struct pfp_ctx *pc = container_of(iw, struct pfp_ctx, ovfl_iw);
 
-	pfp_report(pc, NULL, &pc->ovfl_regs);
+	pfp_report_all(pc, &pc->ovfl_regs);
 	clear_bit_unlock(0, &pc->ovfl_busy);
 }
 
@@ -578,7 +613,7 @@ static void pfp_overflow(struct perf_event *pe, struct perf_sample_data *data,
 	struct pfp_ctx *pc = ev->pc;
 
 	if (!ev->soft && !in_nmi() && irqs_disabled()) {
-		pfp_report(pc, ev, regs);
+		pfp_report_one(pc, ev, regs);
 		return;
 	}
 	/*
