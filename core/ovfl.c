@@ -389,9 +389,11 @@ static u64 pfm_sample_ip(struct pfm_context *ctx, struct pt_regs *regs)
 
 /**
  * pfm_interrupt() - a PMU reports counter wraps on this CPU
- * @ovfl_pmds: bitmap of the PMDs (PFM_MAX_PMDS bits) that wrapped; empty
- *             when the interrupt only reprogrammed counters under the
- *             PMDs (pfm_perf): the control page is rewritten all the same
+ * @ovfl_pmds: bitmap of the PMDs that wrapped, as many bits as the
+ *             description has PMD entries (PFM_MAX_PMDS at most; none
+ *             past its last is read); empty when the interrupt only
+ *             reprogrammed counters under the PMDs (pfm_perf): the
+ *             control page is rewritten all the same
  * @regs: registers at the interrupt (samples and messages take the
  *        instruction pointer from them), or NULL when not known
  *

@@ -137,7 +137,10 @@ struct pfp_ctr {
  *         the thread's switch out): the next start re-arms every counter
  * @fresh: the counter whose overflow perf is reporting, from perf's
  *         overflow handler in the PMU's interrupt: perf has just brought
- *         its count up to date and reloaded its period (pfp_report())
+ *         its count up to date and reloaded its period (pfp_report_one())
+ * @ovfl: that report's PMDs for the core: in the context, not on the
+ *        interrupt's stack, whose array would cost the stack canary's
+ *        check (the reports run on the live CPU, interrupts off)
  * @evs: its counters (struct pfp_ev)
  * @mutex: perf calls on @evs, and @task and @cpu
  * @task: the thread @evs count (reference held), or NULL
@@ -159,6 +162,7 @@ struct pfp_ctx {
 	bool running;
 	bool rearm;
 	struct pfp_ev *fresh;
+	DECLARE_BITMAP(ovfl, PFP_MAX_CTRS);
 	struct list_head evs;
 	struct mutex mutex;	/* perf calls on @evs */
 	struct task_struct *task;
@@ -383,6 +387,29 @@ static void pfp_write_pmc(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 	raw_spin_unlock(&pc->lock);
 }
 
+/*
+ * The core reloads the PMD of the counter perf is reporting
+ * (pfp_report_one()), in perf's interrupt for it: a hardware counter,
+ * which runs here and counts down, the PMU stopped.  The map reloads it
+ * (pfp_map.reload), which leaves a counter perf throttles in this
+ * interrupt stopped (perf disables it after the report, and starts it
+ * again from the period left set here); what pfp_arm() and
+ * pfp_period() decide for any counter, in any context, is known here.
+ */
+static void pfp_reload_fresh(struct pfp_ctx *pc, struct pfp_ctr *c)
+	__must_hold(&pc->lock)
+{
+	struct perf_event *pe = c->ev->pe;
+	u64 left = pfp_left(c);
+
+	lockdep_assert_held(&pc->lock);
+	pe->attr.sample_period = left;
+	pe->hw.sample_period = left;
+	local64_set(&pe->hw.period_left, left);
+	pfp_map->reload(pe, left);
+	c->snap = local64_read(&pe->count);
+}
+
 static void pfp_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 			  u64 value)
 {
@@ -395,7 +422,10 @@ static void pfp_write_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum,
 	raw_spin_lock(&pc->lock);
 	c->base = value & pfp_ovfl_mask;
 	c->over = false;
-	if (c->ev)
+	if (c->ev && c->ev == READ_ONCE(pc->fresh) && pfp_map->reload &&
+	    pc->running)
+		pfp_reload_fresh(pc, c);
+	else if (c->ev)
 		pfp_arm(pc, c);
 	raw_spin_unlock(&pc->lock);
 }
@@ -560,7 +590,6 @@ static void pfp_report_all(struct pfp_ctx *pc, struct pt_regs *regs)
 static void pfp_report_one(struct pfp_ctx *pc, struct pfp_ev *ev,
 			   struct pt_regs *regs)
 {
-	DECLARE_BITMAP(ovfl, PFM_MAX_PMDS);
 	struct pfp_ctr *c = &pc->ctr[ev->cnum];
 	bool wrapped, moved;
 
@@ -579,10 +608,11 @@ static void pfp_report_one(struct pfp_ctx *pc, struct pfp_ev *ev,
 	moved = !wrapped && pfp_arm(pc, c);
 	raw_spin_unlock(&pc->lock);
 	if (wrapped || moved) {
-		bitmap_zero(ovfl, PFM_MAX_PMDS);
+		/* The core reads the map's PMDs' bits: PFP_MAX_CTRS at most. */
+		bitmap_zero(pc->ovfl, PFP_MAX_CTRS);
 		if (wrapped)
-			__set_bit(ev->cnum, ovfl);
-		pfm_interrupt(ovfl, regs);
+			__set_bit(ev->cnum, pc->ovfl);
+		pfm_interrupt(pc->ovfl, regs);
 	}
 	/*
 	 * Without the lock: @fresh matters only where the counter runs,
