@@ -17,6 +17,9 @@
 #  4. purge the packages and what apt installed with them, and check
 #     the machine is as it was: the package list, /usr/src, /var/lib/dkms
 #     and every kernel's updates/dkms.  An exit at any point purges too.
+#     DKMS makes its module signing key pair (/var/lib/dkms/mok.key and
+#     mok.pub) at its first build on a machine and keeps it past any
+#     package's purge: a pair this check caused is removed with the rest.
 #
 # It installs packages: root only, and it refuses to run where any of
 # them (or a DKMS perfmon) is installed already, rather than remove it.
@@ -80,6 +83,9 @@ snapshot() {
 }
 snapshot > "$work/before"
 present > "$work/pkgs-before"
+# DKMS's signing key pair, when the machine has none yet (step 4).
+mok=(/var/lib/dkms/mok.key /var/lib/dkms/mok.pub)
+mok_before=$(ls "${mok[@]}" 2>/dev/null || true)
 
 # Purge the packages and whatever apt brought in with them; on every
 # exit, so that a failure leaves the machine as it was too.
@@ -99,6 +105,10 @@ cleanup() {
 	if [[ -e $dkms_dir ]]; then
 		dkms remove "$PACKAGE_NAME/$PACKAGE_VERSION" --all > /dev/null 2>&1
 		rm -rf "$dkms_dir"
+	fi
+	if [[ -z $mok_before ]] && ls "${mok[@]}" > /dev/null 2>&1; then
+		rm -f "${mok[@]}"
+		log "removed the signing key pair DKMS made at this machine's first build"
 	fi
 	snapshot > "$work/after"
 	if ! diff -u "$work/before" "$work/after"; then
