@@ -14,7 +14,7 @@
  * are read with __get_user() under pagefault_disable(), as x86's perf
  * reads them: copy_from_user_nofault() a record, as arm64's perf reads
  * them, costs a call, the fault toggles and the hardened usercopy
- * object check for each record, about 70 instructions a frame on
+ * object check for each record, about 90 instructions a frame on
  * arm64.  Not in an NMI (x86's PMU interrupt), which may come in the
  * middle of an mm switch: there only copy_from_user_nofault() knows
  * whether user memory is current's (nmi_uaccess_okay(), not exported).
