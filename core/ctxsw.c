@@ -98,6 +98,46 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 	}
 }
 
+/*
+ * Write @next over @prev, whose registers this CPU's PMU holds (a set
+ * switch): a PMC only where either set uses it or their values differ
+ * (PMCs do not move by themselves), a PMD only where either set uses it
+ * when the description is virtual (@ctx->vpmu: a PMD no counter backs
+ * holds its value, the 0 the last load wrote), every PMD natively (an
+ * unused counter may count: PMUv3's cycle counter at its default
+ * filter).  Over pfm_perf each write is an indirect call taking the
+ * engine's lock; the benchmark's four sets of one counter on a PMU of 7
+ * PMCs and 7 PMDs wrote 14 registers a switch, now 2.
+ */
+static void pfm_set_load_over(struct pfm_context *ctx,
+			      struct pfm_event_set *prev,
+			      struct pfm_event_set *next)
+{
+	struct pfm_pmu *pmu = ctx->pmu;
+	const struct pfm_pmu_ops *ops = pmu->ops;
+	struct pfm_pmu_config *conf = pmu->conf;
+	void *vpmu = ctx->vpmu;
+	unsigned int i;
+	u64 v;
+
+	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
+		if (test_bit(i, prev->used_pmcs) ||
+		    test_bit(i, next->used_pmcs) ||
+		    prev->pmcs[i] != next->pmcs[i])
+			ops->write_pmc(conf, vpmu, i, next->pmcs[i]);
+	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
+		if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
+			continue;
+		if (vpmu && !test_bit(i, prev->used_pmds) &&
+		    !test_bit(i, next->used_pmds))
+			continue;
+		v = test_bit(i, next->used_pmds) ? next->pmds[i].value : 0;
+		if (test_bit(i, pmu->cnt_pmds))
+			v &= pmu->ovfl_mask;
+		ops->write_pmd(conf, vpmu, i, v);
+	}
+}
+
 /* Read the used PMDs of this CPU's PMU into the set. */
 static void pfm_set_save_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 {
@@ -271,6 +311,41 @@ void pfm_ctx_halt(struct pfm_context *ctx)
 		return;
 	pmu->ops->stop(pmu->conf, ctx->vpmu);
 	pfm_ctx_halted(ctx);
+}
+
+/**
+ * pfm_ctx_set_out() - halt and save the live set, for a set switch
+ * @ctx: the context, locked, live on this CPU
+ *
+ * The context stays live here: pfm_ctx_set_in() follows in the same hold
+ * of the lock, with the driver settings (the context's, not the set's)
+ * left as they are.
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_set_out(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	pfm_ctx_halt(ctx);
+	pfm_set_save_hw(ctx, ctx->active_set);
+}
+
+/**
+ * pfm_ctx_set_in() - load the new active set over @prev and resume
+ * @ctx: the context, locked, live on this CPU, its active set just
+ *       changed from @prev (saved by pfm_ctx_set_out())
+ * @prev: the set whose registers this CPU's PMU holds
+ *
+ * Context: interrupts disabled, on the live CPU.
+ */
+void pfm_ctx_set_in(struct pfm_context *ctx, struct pfm_event_set *prev)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	pfm_set_load_over(ctx, prev, ctx->active_set);
+	pfm_ctx_resume_hw(ctx);
+	pfm_upage_update(ctx);
 }
 
 /**

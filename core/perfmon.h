@@ -454,6 +454,8 @@ static inline bool pfm_ctx_live_here(struct pfm_context *ctx)
 void pfm_ctx_sched_in(struct pfm_context *ctx);
 void pfm_ctx_sched_in_wanted(struct pfm_context *ctx);
 void pfm_ctx_sched_out(struct pfm_context *ctx);
+void pfm_ctx_set_out(struct pfm_context *ctx);
+void pfm_ctx_set_in(struct pfm_context *ctx, struct pfm_event_set *prev);
 void pfm_ctx_switch_out(struct pfm_context *ctx);
 void pfm_ctx_activate_on(struct pfm_context *ctx, int cpu);
 struct pfm_context *pfm_ctx_current(void);

@@ -110,10 +110,12 @@ void pfm_switch_sets(struct pfm_context *ctx)
 	lockdep_assert_held(&ctx->lock);
 	if (next == prev)
 		return;
-	pfm_ctx_sched_out(ctx);
+	if (WARN_ON_ONCE(!pfm_ctx_live_here(ctx)))
+		return;
+	pfm_ctx_set_out(ctx);
 	pfm_set_activate(ctx, next);
 	pfm_smpl_set_switch(ctx, prev->id, next->id);
-	pfm_ctx_sched_in(ctx);
+	pfm_ctx_set_in(ctx, prev);
 }
 
 /**
