@@ -19,11 +19,14 @@
  *     this CPU, as perf_event_read_local(), which is not exported) and
  *     move software state: a PMD is its value at the last write, start
  *     or read plus what its counter counted since (struct pfp_ctr);
- *   - the counters of the sets not active are kept disabled, so that a
- *     set may count what perf has room for alone: a set switch in an
- *     interrupt enables and disables them later, from a work item
- *     (the events between the switch and that work are not counted:
- *     Documentation/pmu-description.rst);
+ *   - the counters of the sets not active stay enabled (spares) when
+ *     perf has room for every set's at once: a set switch then only
+ *     rebinds the PMDs, where it happens, and loses no event.  When
+ *     it has not (a spare found no counter), they are kept disabled,
+ *     so that a set may count what perf has room for alone, and a set
+ *     switch in an interrupt enables and disables them later, from a
+ *     work item (the events between the switch and that work are not
+ *     counted: Documentation/pmu-description.rst);
  *   - overflows: each counter samples with the period that ends at its
  *     PMD's wrap (perf_event's sample_period, changed where it runs as
  *     KVM's PMU emulation does, or in perf's interrupt for it as perf's
@@ -87,12 +90,15 @@ struct pfp_ctx;
  *        every PMC with its value: pfp_find())
  * @soft: a software event or tracepoint: it overflows in the scheduler,
  *        a timer or a tracepoint, not in the PMU's interrupt
- * @keep: wanted by the sets as the last sync saw them
- * @active: wanted by the active set as the last sync saw it
+ * @keep: wanted by the sets as the last sync saw them (@mutex; read
+ *        without it by a bind: pfp_bind())
+ * @active: wanted by the active set as the last sync saw it, until a
+ *          set switch unbinds it (pfp_ctx.lock)
  * @refused: perf found no room for it at a switch in (pfp_start()),
  *           not yet logged (pfp_ctx.lock)
- * @told: that was logged: once per counter (pfp_ctx.lock)
- * @enabled: enabled in perf (pfp_ctx.mutex)
+ * @told: that was logged: once per counter (pfp_ctx.mutex; read by
+ *        pfp_start())
+ * @enabled: enabled in perf (pfp_ctx.mutex; read by pfp_start())
  * @dead: on pfp_dead, released, waiting to be freed
  * @rcu: its free waits for perf's handlers that may still run it
  */
@@ -135,6 +141,10 @@ struct pfp_ctr {
  * @running: between start and stop
  * @rearm: a report found the context not live (its overflow came after
  *         the thread's switch out): the next start re-arms every counter
+ * @spares: the counters of the sets not live stay enabled: a bind leaves
+ *          the counter it replaces enabled (pfp_apply())
+ * @crowded: perf had no room for every set's counters at once: the
+ *           spares stay disabled until the next sync (@mutex)
  * @fresh: the counter whose overflow perf is reporting, from perf's
  *         overflow handler in the PMU's interrupt: perf has just brought
  *         its count up to date and reloaded its period (pfp_report_one())
@@ -161,6 +171,8 @@ struct pfp_ctx {
 	DECLARE_BITMAP(bound, PFP_MAX_CTRS);
 	bool running;
 	bool rearm;
+	bool spares;
+	bool crowded;
 	struct pfp_ev *fresh;
 	DECLARE_BITMAP(ovfl, PFP_MAX_CTRS);
 	struct list_head evs;
@@ -253,7 +265,7 @@ static u64 pfp_left(const struct pfp_ctr *c)
 }
 
 /*
- * Sample after @left events of @c's counter (pfp_arm(): at the first
+ * Sample after @left events of counter @ev (pfp_arm(): at the first
  * wrap of the PMDs it backs, one, or several for a software event:
  * pfp_find(); S64_MAX: never).  Where the counter runs,
  * it is stopped and started around the change so that perf reloads it
@@ -267,12 +279,12 @@ static u64 pfp_left(const struct pfp_ctr *c)
  * and a start per sample cost more than the sample.
  * Return: the counter was reprogrammed (it runs here).
  */
-static bool pfp_period(struct pfp_ctx *pc, struct pfp_ctr *c, u64 left)
+static bool pfp_ev_period(struct pfp_ctx *pc, struct pfp_ev *ev, u64 left)
 {
-	struct perf_event *pe = c->ev->pe;
+	struct perf_event *pe = ev->pe;
 	bool here = READ_ONCE(pe->oncpu) == smp_processor_id() &&
 		    pe->hw.interrupts != ~0ULL;
-	bool reload = here && c->ev == READ_ONCE(pc->fresh) && pfp_map->reload;
+	bool reload = here && ev == READ_ONCE(pc->fresh) && pfp_map->reload;
 
 	if (here && !reload)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
@@ -288,6 +300,14 @@ static bool pfp_period(struct pfp_ctx *pc, struct pfp_ctr *c, u64 left)
 		pfp_map->reload(pe, left);
 	else if (here)
 		pe->pmu->start(pe, PERF_EF_RELOAD);
+	return here;
+}
+
+/* pfp_ev_period() for @c's counter, its count taken from now. */
+static bool pfp_period(struct pfp_ctx *pc, struct pfp_ctr *c, u64 left)
+{
+	bool here = pfp_ev_period(pc, c->ev, left);
+
 	c->snap = pfp_count(pc, c->ev);
 	return here;
 }
@@ -345,27 +365,66 @@ static struct pfp_ev *pfp_find(struct pfp_ctx *pc, u16 cnum, u64 value)
 	return NULL;
 }
 
-/* PMD @cnum now counts for @value of its PMC. */
+/* Is @ev backing a PMD of the live set? */
+static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
+	__must_hold(&pc->lock)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&pc->lock);
+	for (i = 0; i < pfp_max_pmd; i++)
+		if (pc->ctr[i].ev == ev)
+			return true;
+	return false;
+}
+
+/*
+ * Is @ev counting, or ready to when its target runs: enabled in perf and
+ * not refused (ERROR: no room)?  perf's state, read racily: with the
+ * spares enabled only perf changes it for a counter the sets want
+ * (@keep: pfp_apply() disables none of those), and a spare it refuses
+ * later is found so at its bind.
+ */
+static bool pfp_ev_ready(struct pfp_ev *ev)
+{
+	return READ_ONCE(ev->pe->state) >= PERF_EVENT_STATE_INACTIVE;
+}
+
+/*
+ * PMD @cnum now counts for @value of its PMC.  At a set switch (an
+ * interrupt) with the spares enabled (pfp_apply()), the new counter
+ * already counts: its count is taken now, the old one's is folded now,
+ * and no event between them is lost.  The old one, a spare from now,
+ * samples no more.  Otherwise the apply work enables the new counter
+ * and disables the old one, later.
+ */
 static void pfp_bind(struct pfp_ctx *pc, u16 cnum, u64 value)
 {
 	struct pfp_ctr *c = &pc->ctr[cnum];
-	struct pfp_ev *ev;
+	struct pfp_ev *ev, *old = c->ev;
 
 	lockdep_assert_held(&pc->lock);
 	/* At a switch in, without a walk of every set's counters. */
-	ev = c->ev;
-	if (ev && ev->value == value && (ev->cnum == cnum || ev->soft))
+	if (old && old->value == value && (old->cnum == cnum || old->soft))
 		return;
 	ev = pfp_find(pc, cnum, value);
-	if (ev == c->ev)
+	if (ev == old)
 		return;
 	pfp_fold(pc, c);
 	c->ev = ev;
 	__assign_bit(cnum, pc->bound, ev);
 	if (ev)
 		pfp_arm(pc, c);
-	/* Enable the new counter, disable the old one. */
-	irq_work_queue(&pc->apply_iw);
+	/* Unbound: no longer the active set's (a switch), sampling no more. */
+	if (old && !pfp_bound(pc, old)) {
+		old->active = false;
+		if (old->pe->attr.sample_period != S64_MAX)
+			pfp_ev_period(pc, old, S64_MAX);
+	}
+	if (!pc->spares ||
+	    (ev && (!pfp_ev_ready(ev) || !READ_ONCE(ev->keep))) ||
+	    (old && !READ_ONCE(old->keep)))
+		irq_work_queue(&pc->apply_iw);
 }
 
 /*
@@ -481,8 +540,14 @@ static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 			pfp_fold(pc, &pc->ctr[i]);
 		if (rearm)
 			pfp_arm(pc, &pc->ctr[i]);
-		if (READ_ONCE(ev->pe->state) == PERF_EVENT_STATE_ERROR) {
-			ev->refused = !ev->told;
+		/*
+		 * Not one disabled since: a spare perf refused stays in
+		 * ERROR (perf_event_disable() leaves it), and its bind
+		 * has the apply work enable it.
+		 */
+		if (READ_ONCE(ev->pe->state) == PERF_EVENT_STATE_ERROR &&
+		    READ_ONCE(ev->enabled)) {
+			ev->refused = !READ_ONCE(ev->told);
 			error = true;
 		}
 	}
@@ -683,19 +748,6 @@ static struct perf_event *pfp_live_event(void *priv, u16 cnum)
 	return pe;
 }
 
-/* Is @ev backing a PMD of the live set? */
-static bool pfp_bound(struct pfp_ctx *pc, struct pfp_ev *ev)
-	__must_hold(&pc->lock)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&pc->lock);
-	for (i = 0; i < pfp_max_pmd; i++)
-		if (pc->ctr[i].ev == ev)
-			return true;
-	return false;
-}
-
 static void pfp_log_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
 	if (pc->task)
@@ -706,50 +758,147 @@ static void pfp_log_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
 				    ev->cnum, ev->value, pc->cpu);
 }
 
+/* Enable @ev in perf; false when perf found no room for it (ERROR). */
+static bool pfp_ev_enable(struct pfp_ev *ev)
+{
+	if (!ev->enabled || ev->pe->state == PERF_EVENT_STATE_ERROR)
+		perf_event_enable(ev->pe);
+	WRITE_ONCE(ev->enabled, true);
+	return ev->pe->state != PERF_EVENT_STATE_ERROR;
+}
+
+static void pfp_ev_disable(struct pfp_ev *ev)
+{
+	if (!ev->enabled)
+		return;
+	perf_event_disable(ev->pe);
+	WRITE_ONCE(ev->enabled, false);
+}
+
+/*
+ * Does the live set (or, before the context is live, its active set)
+ * use @ev?  A refusal pfp_start() found for it is taken, to be logged,
+ * on the pass that enables (@enabling).
+ */
+static bool pfp_ev_wanted(struct pfp_ctx *pc, struct pfp_ev *ev,
+			  bool enabling, bool *refused)
+{
+	unsigned long flags;
+	bool wanted;
+
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	wanted = pfp_bound(pc, ev) || ev->active;
+	*refused = enabling && ev->refused;
+	ev->refused &= !enabling;
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	return wanted;
+}
+
+/* Log a refusal pfp_start() found: once per counter. */
+static void pfp_tell_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
+{
+	WRITE_ONCE(ev->told, true);
+	pfp_log_busy(pc, ev);
+}
+
+/* Did a switch in find a counter perf refused (pfp_start())? */
+static bool pfp_any_refused(struct pfp_ctx *pc)
+{
+	unsigned long flags;
+	struct pfp_ev *ev;
+	bool any = false;
+
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	list_for_each_entry(ev, &pc->evs, node)
+		any |= ev->refused;
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+	return any;
+}
+
+static void pfp_set_spares(struct pfp_ctx *pc, bool spares)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pc->lock, flags);
+	pc->spares = spares;
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
+}
+
+/*
+ * Enable the counters the sets want but the live one does not (spares),
+ * so that a set switch finds its counters counting (pfp_bind()).  Return:
+ * false when perf had no room for one: the context is @crowded, and the
+ * caller disables them again.
+ */
+static bool pfp_enable_spares(struct pfp_ctx *pc)
+{
+	struct pfp_ev *ev;
+	bool refused;
+
+	list_for_each_entry(ev, &pc->evs, node) {
+		if (!ev->keep || ev->enabled ||
+		    pfp_ev_wanted(pc, ev, false, &refused))
+			continue;
+		if (!pfp_ev_enable(ev)) {
+			pc->crowded = true;
+			return false;
+		}
+	}
+	pfp_set_spares(pc, true);
+	return true;
+}
+
 /*
  * Enable the counters the live set uses (or, before the context is
- * live, its active set), disable the others: first the others, to make
- * room.  Return: 1 when it enabled one, 0 when not, or -EBUSY when perf
- * could not schedule one it enabled where it runs now (error state:
- * pinned, no room).
+ * live, its active set), and the other sets' where perf has room for
+ * them all (pfp_enable_spares()); disable the others: first the others,
+ * to make room.  A live counter perf refused while the spares were
+ * enabled is tried again without them.  Return: 1 when it enabled one,
+ * 0 when not, or -EBUSY when perf could not schedule one it enabled
+ * where it runs now (error state: pinned, no room).
  */
 static int pfp_apply(struct pfp_ctx *pc)
 {
+	bool wanted, refused, spares, blamed;
 	struct pfp_ev *ev;
-	unsigned long flags;
-	bool bound, refused;
-	int pass, ret = 0;
+	int ret;
 
 	lockdep_assert_held(&pc->mutex);
-	for (pass = 0; pass < 2; pass++) {
-		list_for_each_entry(ev, &pc->evs, node) {
-			raw_spin_lock_irqsave(&pc->lock, flags);
-			bound = pfp_bound(pc, ev) || ev->active;
-			refused = pass && ev->refused;
-			if (refused) {
-				ev->refused = false;
-				ev->told = true;
-			}
-			raw_spin_unlock_irqrestore(&pc->lock, flags);
-			if (refused)
-				pfp_log_busy(pc, ev);
-			if (!pass && !bound && ev->enabled) {
-				perf_event_disable(ev->pe);
-				ev->enabled = false;
-			} else if (pass && bound) {
-				if (!ev->enabled ||
-				    ev->pe->state == PERF_EVENT_STATE_ERROR) {
-					perf_event_enable(ev->pe);
-					ret = ret ?: 1;
-				}
-				ev->enabled = true;
-				if (ev->pe->state == PERF_EVENT_STATE_ERROR) {
-					pfp_log_busy(pc, ev);
-					ret = -EBUSY;
-				}
-			}
+	/*
+	 * A spare may have taken the refused counter's place: not logged,
+	 * unless perf refuses it again without them.
+	 */
+	blamed = !pc->crowded && pfp_any_refused(pc);
+	pc->crowded |= blamed;
+	ret = 0;
+again:
+	spares = !pc->crowded;
+	if (!spares)
+		pfp_set_spares(pc, false);
+	list_for_each_entry(ev, &pc->evs, node)
+		if (!pfp_ev_wanted(pc, ev, false, &refused) &&
+		    !(spares && ev->keep))
+			pfp_ev_disable(ev);
+	list_for_each_entry(ev, &pc->evs, node) {
+		wanted = pfp_ev_wanted(pc, ev, true, &refused);
+		if (refused && !blamed)
+			pfp_tell_busy(pc, ev);
+		if (!wanted)
+			continue;
+		if (!ev->enabled || ev->pe->state == PERF_EVENT_STATE_ERROR)
+			ret = ret ?: 1;
+		if (pfp_ev_enable(ev))
+			continue;
+		if (spares) {
+			/* A spare may hold its counter: without them. */
+			pc->crowded = true;
+			goto again;
 		}
+		pfp_log_busy(pc, ev);
+		ret = -EBUSY;
 	}
+	if (spares && !pfp_enable_spares(pc))
+		goto again;
 	return ret;
 }
 
@@ -955,6 +1104,7 @@ static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 			bool active)
 {
 	unsigned int i = pfp_max_pmd;
+	unsigned long flags;
 	struct pfp_ev *ev;
 	u64 value;
 	int ret, created = 0;
@@ -967,8 +1117,10 @@ static int pfp_sync_set(struct pfp_ctx *pc, const struct pfm_pmu_vset *set,
 		value = set->pmcs[pfp_pmc_of[i]];
 		ev = pfp_find(pc, i, value);
 		if (ev) {
-			ev->keep = true;
+			WRITE_ONCE(ev->keep, true);
+			raw_spin_lock_irqsave(&pc->lock, flags);
 			ev->active |= active;
+			raw_spin_unlock_irqrestore(&pc->lock, flags);
 			continue;
 		}
 		ret = pfp_ev_create(pc, i, value, active);
@@ -1061,6 +1213,7 @@ static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 			const struct pfm_pmu_vctx *vc)
 {
 	struct pfp_ctx *pc = priv;
+	unsigned long flags;
 	struct pfp_ev *ev;
 	unsigned int i;
 	int ret, created = 0;
@@ -1075,10 +1228,14 @@ static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 	}
 	pfp_revive(pc);
 	pfp_set_cfg(pc, vc->cfg);
+	/* What perf has room for may have changed: try the spares again. */
+	pc->crowded = false;
+	raw_spin_lock_irqsave(&pc->lock, flags);
 	list_for_each_entry(ev, &pc->evs, node) {
-		ev->keep = false;
+		WRITE_ONCE(ev->keep, false);
 		ev->active = false;
 	}
+	raw_spin_unlock_irqrestore(&pc->lock, flags);
 	for (i = 0; i < vc->nr_sets; i++) {
 		ret = pfp_sync_set(pc, &vc->sets[i], i == vc->active);
 		if (ret < 0)
