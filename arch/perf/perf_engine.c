@@ -265,6 +265,18 @@ static u64 pfp_left(const struct pfp_ctr *c)
 }
 
 /*
+ * perf's period fields of @pe, a counter that counts its period down
+ * (a hardware one, a clock), for @left more events: where perf's driver
+ * takes the next period from (pfp_ev_period(), pfp_reload_fresh()).
+ */
+static __always_inline void pfp_period_down(struct perf_event *pe, u64 left)
+{
+	pe->attr.sample_period = left;
+	pe->hw.sample_period = left;
+	local64_set(&pe->hw.period_left, left);
+}
+
+/*
  * Sample after @left events of counter @ev (pfp_arm(): at the first
  * wrap of the PMDs it backs, one, or several for a software event:
  * pfp_find(); S64_MAX: never).  Where the counter runs,
@@ -288,13 +300,13 @@ static bool pfp_ev_period(struct pfp_ctx *pc, struct pfp_ev *ev, u64 left)
 
 	if (here && !reload)
 		pe->pmu->stop(pe, PERF_EF_UPDATE);
-	pe->attr.sample_period = left;
-	pe->hw.sample_period = left;
 	if (pfp_counts_up(pe)) {
+		pe->attr.sample_period = left;
+		pe->hw.sample_period = left;
 		pe->hw.last_period = left;
 		local64_set(&pe->hw.period_left, -(s64)left);
 	} else {
-		local64_set(&pe->hw.period_left, left);
+		pfp_period_down(pe, left);
 	}
 	if (reload)
 		pfp_map->reload(pe, left);
@@ -462,9 +474,7 @@ static void pfp_reload_fresh(struct pfp_ctx *pc, struct pfp_ctr *c)
 	u64 left = pfp_left(c);
 
 	lockdep_assert_held(&pc->lock);
-	pe->attr.sample_period = left;
-	pe->hw.sample_period = left;
-	local64_set(&pe->hw.period_left, left);
+	pfp_period_down(pe, left);
 	pfp_map->reload(pe, left);
 	c->snap = local64_read(&pe->count);
 }
