@@ -50,6 +50,7 @@
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
 #include <linux/irq_work.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/lockdep.h>
@@ -156,7 +157,7 @@ struct pfp_ctr {
  * @task: the thread @evs count (reference held), or NULL
  * @cpu: the CPU @evs count, or -1
  * @apply_iw: a set switch rebound counters: enable and disable them
- * @apply_work: ... from process context
+ * @apply_work: ... from process context (pfp_kw)
  * @ovfl_iw: reports an overflow perf signalled where the core may not run
  * @ovfl_busy: @ovfl_regs is taken
  * @ovfl_regs: the registers of that overflow
@@ -180,7 +181,7 @@ struct pfp_ctx {
 	struct task_struct *task;
 	int cpu;
 	struct irq_work apply_iw;
-	struct work_struct apply_work;
+	struct kthread_work apply_work;
 	struct irq_work ovfl_iw;
 	unsigned long ovfl_busy;
 	struct pt_regs ovfl_regs;
@@ -194,6 +195,14 @@ static struct pfm_pmu_config pfp_pmu;
 static const struct pfp_map *pfp_map;
 /* The contexts' frees, drained at the module's exit. */
 static struct workqueue_struct *pfp_wq;
+/*
+ * The apply work's worker: SCHED_FIFO at the lowest priority, so that
+ * it runs as soon as a set switch in an interrupt queues it, before the
+ * thread it preempts goes back to user level.  A kworker (SCHED_OTHER)
+ * waited for the end of the thread's slice under 6.12's EEVDF (about
+ * 3 ms of a 5 ms set counted nothing: pmuv3_test sets_more_events).
+ */
+static struct kthread_worker *pfp_kw;
 /* The map's highest implemented PMD plus one, and its counters' mask. */
 static u16 pfp_max_pmd;
 static u64 pfp_ovfl_mask;
@@ -522,7 +531,7 @@ static u64 pfp_read_pmd(struct pfm_pmu_config *pmu, void *priv, u16 cnum)
  * apply work logs it (once per counter) and enables it again, for perf
  * to retry at its next switch in, rather than the PMD silently
  * counting nothing.  At most every PFP_RETRY_JIFFIES: the work's
- * kworker preempts the thread, whose next switch in is refused again,
+ * worker preempts the thread, whose next switch in is refused again,
  * and on 6.1 that ping-pong left the thread no time to run.
  *
  * Still running, at a thread's switch in: the core did not stop the
@@ -863,11 +872,15 @@ static bool pfp_enable_spares(struct pfp_ctx *pc)
  * live, its active set), and the other sets' where perf has room for
  * them all (pfp_enable_spares()); disable the others: first the others,
  * to make room.  A live counter perf refused while the spares were
- * enabled is tried again without them.  Return: 1 when it enabled one,
- * 0 when not, or -EBUSY when perf could not schedule one it enabled
- * where it runs now (error state: pinned, no room).
+ * enabled is tried again without them.  A refusal is logged for each
+ * @call (a sync: the call fails with -EBUSY), once per counter for the
+ * work (after a set switch, which may queue it every millisecond; it
+ * finds the refusal where the thread runs on another CPU).  Return: 1
+ * when it enabled one, 0 when not, or -EBUSY when perf could not
+ * schedule one it enabled where it runs now (error state: pinned, no
+ * room).
  */
-static int pfp_apply(struct pfp_ctx *pc)
+static int pfp_apply(struct pfp_ctx *pc, bool call)
 {
 	bool wanted, refused, spares, blamed;
 	struct pfp_ev *ev;
@@ -904,7 +917,10 @@ again:
 			pc->crowded = true;
 			goto again;
 		}
-		pfp_log_busy(pc, ev);
+		if (call)
+			pfp_log_busy(pc, ev);
+		else if (!READ_ONCE(ev->told))
+			pfp_tell_busy(pc, ev);
 		ret = -EBUSY;
 	}
 	if (spares && !pfp_enable_spares(pc))
@@ -912,18 +928,19 @@ again:
 	return ret;
 }
 
-static void pfp_apply_work(struct work_struct *work)
+static void pfp_apply_work(struct kthread_work *work)
 {
 	struct pfp_ctx *pc = container_of(work, struct pfp_ctx, apply_work);
 
 	mutex_lock(&pc->mutex);
-	pfp_apply(pc);
+	pfp_apply(pc, false);
 	mutex_unlock(&pc->mutex);
 }
 
 static void pfp_apply_irq_work(struct irq_work *iw)
 {
-	schedule_work(&container_of(iw, struct pfp_ctx, apply_iw)->apply_work);
+	kthread_queue_work(pfp_kw,
+			   &container_of(iw, struct pfp_ctx, apply_iw)->apply_work);
 }
 
 /*
@@ -1255,7 +1272,7 @@ static int pfp_ctx_sync(struct pfm_pmu_config *pmu, void *priv,
 	ret = created;
 	if (!created) {
 		pfp_reap(pc);
-		ret = pfp_apply(pc);
+		ret = pfp_apply(pc, true);
 	}
 unlock:
 	mutex_unlock(&pc->mutex);
@@ -1273,7 +1290,7 @@ static void *pfp_ctx_alloc(struct pfm_pmu_config *pmu)
 	mutex_init(&pc->mutex);
 	pc->cpu = -1;
 	pc->apply_iw = IRQ_WORK_INIT_HARD(pfp_apply_irq_work);
-	INIT_WORK(&pc->apply_work, pfp_apply_work);
+	kthread_init_work(&pc->apply_work, pfp_apply_work);
 	pc->ovfl_iw = IRQ_WORK_INIT_HARD(pfp_ovfl_irq_work);
 	return pc;
 }
@@ -1304,7 +1321,7 @@ static void pfp_ctx_free(struct pfm_pmu_config *pmu, void *priv)
 	struct pfp_ctx *pc = priv;
 
 	irq_work_sync(&pc->apply_iw);
-	cancel_work_sync(&pc->apply_work);
+	kthread_cancel_work_sync(&pc->apply_work);
 	mutex_lock(&pc->mutex);
 	pfp_release_all(pc);
 	mutex_unlock(&pc->mutex);
@@ -1424,13 +1441,23 @@ static int pfp_setup(struct module *owner)
 	pfp_wq = alloc_workqueue("pfm_perf", 0, 0);
 	if (!pfp_wq)
 		return -ENOMEM;
-	ret = pfm_pmu_register(&pfp_pmu);
-	if (ret) {
-		destroy_workqueue(pfp_wq);
-		return ret;
+	pfp_kw = kthread_create_worker(0, "pfm_perf_apply");
+	if (IS_ERR(pfp_kw)) {
+		ret = PTR_ERR(pfp_kw);
+		goto destroy_wq;
 	}
+	sched_set_fifo_low(pfp_kw->task);
+	ret = pfm_pmu_register(&pfp_pmu);
+	if (ret)
+		goto destroy_kw;
 	pr_info("%s over perf_events: %u counters\n", map->pmu_name, pmds);
 	return 0;
+
+destroy_kw:
+	kthread_destroy_worker(pfp_kw);
+destroy_wq:
+	destroy_workqueue(pfp_wq);
+	return ret;
 }
 
 /**
@@ -1474,6 +1501,7 @@ void pfp_exit(void)
 	flush_work(&pfp_dead_work);
 	rcu_barrier();
 	destroy_workqueue(pfp_wq);
+	kthread_destroy_worker(pfp_kw);
 	WRITE_ONCE(pfp_map, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(pfp_exit, PERFMON_PMU_LIB);

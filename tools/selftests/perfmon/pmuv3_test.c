@@ -1821,6 +1821,68 @@ TEST(perf_taken_later_logged)
 	close(fd);
 }
 
+/*
+ * As perf_taken_later_logged, with two sets on two counters, switched
+ * every 1 ms: perf has room for both at first, so pfm_perf keeps the
+ * set not live enabled (a spare).  When perf's CPU-pinned counters take
+ * the PMU, the refusal the spare may have caused is not logged, the
+ * spares are let go, and the refusal that stays is logged once per
+ * counter; counting resumes after perf lets go.
+ */
+TEST(perf_taken_later_sets)
+{
+	const char *line = "perf has no free counter";
+	int fds[40], n = 0, fd, logged, i, s;
+	uint64_t before, after;
+
+	if (!over_perf())
+		SKIP(return, "PMU not served by pfm_perf");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	for (s = 0; s < 2; s++) {
+		ASSERT_EQ(0, pfm_new_set(fd, s, PFM_SETFL_TIME_SWITCH, MS));
+		ASSERT_EQ(0, pfm_add_ctr(fd, s, s, EV_INST_RETIRED | EXCL_EL1,
+					 0, 0));
+	}
+	ASSERT_EQ(0, pfm_load(fd, gettid()));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	loop2(PERF_LOOP);
+	logged = klog_count(line);
+	for (;;) {
+		ASSERT_GT(40, n);
+		fds[n] = perf_open_on(EV_INST_RETIRED, true, false, 0);
+		ASSERT_LE(0, fds[n]);
+		if (perf_count(fds[n]) == ~0ull) {
+			close(fds[n]);
+			break;
+		}
+		n++;
+	}
+	TH_LOG("perf holds %d counters of CPU 0", n);
+	for (i = 0; i < 100 && klog_count(line) == logged; i++) {
+		loop2(PERF_LOOP);
+		usleep(10000);
+	}
+	TH_LOG("%d line(s) logged", klog_count(line) - logged);
+	EXPECT_LE(logged + 1, klog_count(line));
+	EXPECT_GE(logged + 2, klog_count(line));
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	for (i = 0; i < 20; i++) {
+		usleep(20000);
+		before = pfm_read_pmd(fd, 0, 0) + pfm_read_pmd(fd, 1, 1);
+		loop2(PERF_LOOP);
+		after = pfm_read_pmd(fd, 0, 0) + pfm_read_pmd(fd, 1, 1);
+		if (after >= before + 2 * PERF_LOOP)
+			break;
+	}
+	TH_LOG("counting again after %d sleeps of 20 ms", i + 1);
+	EXPECT_LE(before + 2 * PERF_LOOP, after);
+	ASSERT_EQ(0, pfm_stop(fd));
+	close(fd);
+}
+
 #define PFP_MAX_COUNTERS	"/sys/module/pfm_perf/parameters/max_counters"
 
 /*
