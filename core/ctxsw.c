@@ -73,6 +73,23 @@ static bool pfm_ctx_wants_cpu(struct pfm_context *ctx)
 }
 
 /*
+ * The value @set loads into PMD @i: the set's own where it uses the PMD,
+ * else 0, within the counter width for a counter.  False for a read-only
+ * PMD, which is never written.
+ */
+static __always_inline bool pfm_set_pmd_val(const struct pfm_pmu *pmu,
+					    const struct pfm_event_set *set,
+					    unsigned int i, u64 *v)
+{
+	if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
+		return false;
+	*v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
+	if (test_bit(i, pmu->cnt_pmds))
+		*v &= pmu->ovfl_mask;
+	return true;
+}
+
+/*
  * Write the set into this CPU's PMU; unused counters start at zero.  The
  * ops, description and state in locals: the indirect calls would have
  * them loaded again for each register.
@@ -88,14 +105,9 @@ static void pfm_set_load_hw(struct pfm_context *ctx, struct pfm_event_set *set)
 
 	for_each_set_bit(i, pmu->impl_pmcs, pmu->max_pmc)
 		ops->write_pmc(conf, vpmu, i, set->pmcs[i]);
-	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
-		if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
-			continue;
-		v = test_bit(i, set->used_pmds) ? set->pmds[i].value : 0;
-		if (test_bit(i, pmu->cnt_pmds))
-			v &= pmu->ovfl_mask;
-		ops->write_pmd(conf, vpmu, i, v);
-	}
+	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd)
+		if (pfm_set_pmd_val(pmu, set, i, &v))
+			ops->write_pmd(conf, vpmu, i, v);
 }
 
 /*
@@ -126,15 +138,11 @@ static void pfm_set_load_over(struct pfm_context *ctx,
 		    prev->pmcs[i] != next->pmcs[i])
 			ops->write_pmc(conf, vpmu, i, next->pmcs[i]);
 	for_each_set_bit(i, pmu->impl_pmds, pmu->max_pmd) {
-		if (pmu->map->pmd_desc[i].type & PFM_REGT_RO)
-			continue;
 		if (vpmu && !test_bit(i, prev->used_pmds) &&
 		    !test_bit(i, next->used_pmds))
 			continue;
-		v = test_bit(i, next->used_pmds) ? next->pmds[i].value : 0;
-		if (test_bit(i, pmu->cnt_pmds))
-			v &= pmu->ovfl_mask;
-		ops->write_pmd(conf, vpmu, i, v);
+		if (pfm_set_pmd_val(pmu, next, i, &v))
+			ops->write_pmd(conf, vpmu, i, v);
 	}
 }
 
