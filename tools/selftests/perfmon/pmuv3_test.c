@@ -1762,6 +1762,58 @@ TEST(perf_full_refuses)
 	close(fd);
 }
 
+static void perf_close_all(const int *fds, int n)
+{
+	while (n-- > 0)
+		close(fds[n]);
+}
+
+/*
+ * Open pinned perf counters of INST_RETIRED on CPU 0 into @fds, @max at
+ * most, until perf has no room for one more: how many it holds, or -1.
+ */
+static int perf_fill_cpu0(int *fds, int max)
+{
+	int n;
+
+	for (n = 0; n < max; n++) {
+		fds[n] = perf_open_on(EV_INST_RETIRED, true, false, 0);
+		if (fds[n] < 0)
+			break;
+		if (perf_count(fds[n]) == ~0ull) {
+			close(fds[n]);
+			return n;
+		}
+	}
+	perf_close_all(fds, n);
+	return -1;
+}
+
+/*
+ * Once perf lets its counters go, pfm_perf enables the context's again
+ * within 100 ms (its retry), counting from a switch in: what PMD s of
+ * each set s < @nsets counted grows by a loop's count within 20 sleeps.
+ */
+static void expect_counting_again(struct __test_metadata *_metadata, int fd,
+				  int nsets)
+{
+	uint64_t before = 0, after = 0;
+	int i, s;
+
+	for (i = 0; i < 20; i++) {
+		usleep(20000);
+		for (before = 0, s = 0; s < nsets; s++)
+			before += pfm_read_pmd(fd, s, s);
+		loop2(PERF_LOOP);
+		for (after = 0, s = 0; s < nsets; s++)
+			after += pfm_read_pmd(fd, s, s);
+		if (after >= before + 2 * PERF_LOOP)
+			break;
+	}
+	TH_LOG("counting again after %d sleeps of 20 ms", i + 1);
+	EXPECT_LE(before + 2 * PERF_LOOP, after);
+}
+
 /*
  * perf's users take every counter after a context of this thread
  * started (pinned counters of this CPU, which perf serves before a
@@ -1775,8 +1827,7 @@ TEST(perf_full_refuses)
 TEST(perf_taken_later_logged)
 {
 	const char *line = "perf has no free counter";
-	int fds[40], n = 0, fd, logged, i;
-	uint64_t before, after;
+	int fds[40], n, fd, logged, i;
 
 	if (!over_perf())
 		SKIP(return, "PMU not served by pfm_perf");
@@ -1787,16 +1838,8 @@ TEST(perf_taken_later_logged)
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	logged = klog_count(line);
-	for (;;) {
-		ASSERT_GT(40, n);
-		fds[n] = perf_open_on(EV_INST_RETIRED, true, false, 0);
-		ASSERT_LE(0, fds[n]);
-		if (perf_count(fds[n]) == ~0ull) {
-			close(fds[n]);
-			break;
-		}
-		n++;
-	}
+	n = perf_fill_cpu0(fds, ARRAY_SIZE(fds));
+	ASSERT_LT(0, n);
 	TH_LOG("perf holds %d counters of CPU 0", n);
 	/* Switched out and in, then the apply work's turn: within 1 s. */
 	for (i = 0; i < 100 && klog_count(line) == logged; i++)
@@ -1804,19 +1847,8 @@ TEST(perf_taken_later_logged)
 	EXPECT_EQ(logged + 1, klog_count(line));
 	/* Meanwhile the thread runs: pfm_perf retries every 100 ms. */
 	loop2(PERF_LOOP);
-	for (i = 0; i < n; i++)
-		close(fds[i]);
-	/* Enabled again within 100 ms, then counting from a switch in. */
-	for (i = 0; i < 20; i++) {
-		usleep(20000);
-		before = pfm_read_pmd(fd, 0, 0);
-		loop2(PERF_LOOP);
-		after = pfm_read_pmd(fd, 0, 0);
-		if (after >= before + 2 * PERF_LOOP)
-			break;
-	}
-	TH_LOG("counting again after %d sleeps of 20 ms", i + 1);
-	EXPECT_LE(before + 2 * PERF_LOOP, after);
+	perf_close_all(fds, n);
+	expect_counting_again(_metadata, fd, 1);
 	ASSERT_EQ(0, pfm_stop(fd));
 	close(fd);
 }
@@ -1832,8 +1864,7 @@ TEST(perf_taken_later_logged)
 TEST(perf_taken_later_sets)
 {
 	const char *line = "perf has no free counter";
-	int fds[40], n = 0, fd, logged, i, s;
-	uint64_t before, after;
+	int fds[40], n, fd, logged, i, s;
 
 	if (!over_perf())
 		SKIP(return, "PMU not served by pfm_perf");
@@ -1849,16 +1880,8 @@ TEST(perf_taken_later_sets)
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	loop2(PERF_LOOP);
 	logged = klog_count(line);
-	for (;;) {
-		ASSERT_GT(40, n);
-		fds[n] = perf_open_on(EV_INST_RETIRED, true, false, 0);
-		ASSERT_LE(0, fds[n]);
-		if (perf_count(fds[n]) == ~0ull) {
-			close(fds[n]);
-			break;
-		}
-		n++;
-	}
+	n = perf_fill_cpu0(fds, ARRAY_SIZE(fds));
+	ASSERT_LT(0, n);
 	TH_LOG("perf holds %d counters of CPU 0", n);
 	for (i = 0; i < 100 && klog_count(line) == logged; i++) {
 		loop2(PERF_LOOP);
@@ -1867,18 +1890,8 @@ TEST(perf_taken_later_sets)
 	TH_LOG("%d line(s) logged", klog_count(line) - logged);
 	EXPECT_LE(logged + 1, klog_count(line));
 	EXPECT_GE(logged + 2, klog_count(line));
-	for (i = 0; i < n; i++)
-		close(fds[i]);
-	for (i = 0; i < 20; i++) {
-		usleep(20000);
-		before = pfm_read_pmd(fd, 0, 0) + pfm_read_pmd(fd, 1, 1);
-		loop2(PERF_LOOP);
-		after = pfm_read_pmd(fd, 0, 0) + pfm_read_pmd(fd, 1, 1);
-		if (after >= before + 2 * PERF_LOOP)
-			break;
-	}
-	TH_LOG("counting again after %d sleeps of 20 ms", i + 1);
-	EXPECT_LE(before + 2 * PERF_LOOP, after);
+	perf_close_all(fds, n);
+	expect_counting_again(_metadata, fd, 2);
 	ASSERT_EQ(0, pfm_stop(fd));
 	close(fd);
 }
