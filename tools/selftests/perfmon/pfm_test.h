@@ -7,6 +7,7 @@
 #ifndef _PFM_TEST_H
 #define _PFM_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -142,18 +143,24 @@ static inline uint64_t held_at(const struct held *h, uint64_t when)
 	return best;
 }
 
-/* burn_cpu(), noting in @h the gaps between its reads of the clock. */
+/*
+ * burn_cpu(), noting in @h the gaps between its reads of the clock, the
+ * last one included: a hold-off that ends past @ns is a gap like any
+ * other (it was left out once, and a 3.3 ms one there made a burn of
+ * 8 ms look like 4.7 ms, with its gap in no bound).
+ */
 static inline void burn_cpu_held(uint64_t ns, struct held *h)
 {
 	uint64_t prev = clock_ns(CLOCK_THREAD_CPUTIME_ID), end = prev + ns;
 	uint64_t now;
 
 	h->first = prev;
-	while ((now = clock_ns(CLOCK_THREAD_CPUTIME_ID)) < end) {
+	do {
+		now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		held_note(h, prev, now);
 		prev = now;
-	}
-	h->last = prev;
+	} while (now < end);
+	h->last = now;
 }
 
 /*
@@ -835,6 +842,128 @@ static inline long long read_num_or(const char *path, long long dflt)
 static inline long long read_num(const char *path)
 {
 	return read_num_or(path, -1);
+}
+
+/*
+ * The CPU time of every thread in the system, to name what ran beside a
+ * timed test when the test was switched out (task_runs_log()).  The
+ * first number of /proc/PID/task/TID/schedstat is the thread's time on
+ * a CPU in ns (CONFIG_SCHED_INFO, set in Debian's kernels); field 39 of
+ * its stat, the CPU it ran on last.  The files are opened once and read
+ * again from offset 0: an open and a close per read free the file by
+ * RCU, and on the debug kernel the RCU thread (rcu_preempt) then took
+ * 3 ms of each 8 ms round on the test's CPU, switching it out.  Threads
+ * started after task_runs_open() are not seen.
+ */
+#define TASK_RUNS_MAX	256
+
+struct task_runs {
+	int n;
+	pid_t tid[TASK_RUNS_MAX];
+	int sched_fd[TASK_RUNS_MAX], stat_fd[TASK_RUNS_MAX];
+	char comm[TASK_RUNS_MAX][16];
+};
+
+/* pread() of @fd from 0 into @buf (@len bytes), NUL-terminated. */
+static inline bool task_file_read(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+static inline void task_runs_add(struct task_runs *r, const char *pid,
+				 const char *tid)
+{
+	char path[600], buf[512];	/* two names of up to 255 and the rest */
+	int i = r->n;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/schedstat", pid, tid);
+	r->sched_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->sched_fd[i] < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid, tid);
+	r->stat_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->stat_fd[i] < 0) {
+		close(r->sched_fd[i]);
+		return;
+	}
+	r->comm[i][0] = 0;
+	if (task_file_read(r->stat_fd[i], buf, sizeof(buf)) &&
+	    sscanf(buf, "%*d (%15[^)]", r->comm[i]) != 1)
+		r->comm[i][0] = 0;
+	r->tid[r->n++] = atoi(tid);
+}
+
+static inline void task_runs_open(struct task_runs *r)
+{
+	char path[300];
+	struct dirent *p, *t;
+	DIR *pd, *td;
+
+	r->n = 0;
+	pd = opendir("/proc");
+	if (!pd)
+		return;
+	while ((p = readdir(pd)) && r->n < TASK_RUNS_MAX) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((t = readdir(td)) && r->n < TASK_RUNS_MAX)
+			if (t->d_name[0] >= '1' && t->d_name[0] <= '9')
+				task_runs_add(r, p->d_name, t->d_name);
+		closedir(td);
+	}
+	closedir(pd);
+}
+
+/* Each thread's time on a CPU into @ns (0 for one that ended). */
+static inline void task_runs_read(const struct task_runs *r, uint64_t *ns)
+{
+	char buf[96];
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		ns[i] = task_file_read(r->sched_fd[i], buf, sizeof(buf)) ?
+			strtoull(buf, NULL, 10) : 0;
+}
+
+/* The CPU thread @i of @r ran on last (stat field 39), or -1. */
+static inline int task_runs_cpu(const struct task_runs *r, int i)
+{
+	char buf[512], *c;
+	int j;
+
+	if (!task_file_read(r->stat_fd[i], buf, sizeof(buf)))
+		return -1;
+	c = strrchr(buf, ')');
+	/* Field 39 is the 37th after the ')'. */
+	for (j = 0; c && j < 37; j++)
+		c = strchr(c + 1, ' ');
+	return c ? atoi(c + 1) : -1;
+}
+
+/*
+ * Log to @f each thread of @r but @self that ran more than @min_ns
+ * between the reads @a and @b, with its name and the CPU it ran on last.
+ */
+static inline void task_runs_log(FILE *f, const struct task_runs *r,
+				 const uint64_t *a, const uint64_t *b,
+				 pid_t self, uint64_t min_ns)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->tid[i] != self && b[i] >= a[i] + min_ns)
+			fprintf(f, "#   ran %llu us beside it: %d %s, last on CPU %d\n",
+				(unsigned long long)(b[i] - a[i]) / 1000,
+				r->tid[i], r->comm[i], task_runs_cpu(r, i));
 }
 
 /* /sys/kernel/perfmon/@name as a number; -1000 when unreadable. */
