@@ -23,7 +23,9 @@
 # type and the pid, tid, cpu and thread labels; pprof -top's first
 # function is pfmon report's, with the same share to 0.01%; pprof
 # -traces shows worker's chains.  A file that is no recording is
-# refused by the export with a message, and leaves no file.
+# refused by the export with a message, and leaves no file.  Both
+# exports are made as any file the user writes: 0644 under umask 022
+# (the pprof profile was 0600, mkstemp()'s mode).
 # Usage: check-export.sh TOP KVER
 set -euo pipefail
 
@@ -32,11 +34,12 @@ kver=$2
 work=$(mktemp -d)
 [[ -n ${KEEP:-} ]] && echo "check-export: work in $work" || trap 'rm -rf "$work"' EXIT
 
-cmd='cd /tmp && pfmon record -g -q -o g.data -- hotspot -t 2 &&
+cmd='cd /tmp && umask 022 && pfmon record -g -q -o g.data -- hotspot -t 2 &&
 pfmon report -i g.data --folded > g.folded &&
 pfmon report -i g.data -n 1 > g.top &&
 pfmon export -i g.data -o perf.data &&
 pfmon export -i g.data --format pprof -o g.pb.gz &&
+test "$(stat -c %a perf.data g.pb.gz | sort -u)" = 644 &&
 printf "no recording" > bad.data &&
 { ! pfmon export -i bad.data --format pprof -o bad.pb.gz; } &&
 ! ls bad.pb.gz* 2> /dev/null &&

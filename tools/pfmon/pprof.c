@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -541,6 +542,7 @@ static void pprof_encode(struct pprof *pp, struct buf *out)
 static int write_gzip(const char *path, const struct buf *b)
 {
 	char tmp[4096];
+	mode_t mask;
 	gzFile gz;
 	int fd, ok;
 
@@ -552,6 +554,17 @@ static int write_gzip(const char *path, const struct buf *b)
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -1;
+	/*
+	 * mkstemp() makes it 0600; the profile is made as any file the
+	 * user writes (perf.data, the folded stacks): 0666 less the umask.
+	 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
 	gz = gzdopen(fd, "wb9");
 	if (!gz) {
 		close(fd);
