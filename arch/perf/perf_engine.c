@@ -813,9 +813,11 @@ static bool pfp_ev_wanted(struct pfp_ctx *pc, struct pfp_ev *ev,
 	return wanted;
 }
 
-/* Log a refusal pfp_start() found: once per counter. */
+/* Log a refusal of @ev: once per counter. */
 static void pfp_tell_busy(struct pfp_ctx *pc, struct pfp_ev *ev)
 {
+	if (READ_ONCE(ev->told))
+		return;
 	WRITE_ONCE(ev->told, true);
 	pfp_log_busy(pc, ev);
 }
@@ -919,7 +921,7 @@ again:
 		}
 		if (call)
 			pfp_log_busy(pc, ev);
-		else if (!READ_ONCE(ev->told))
+		else
 			pfp_tell_busy(pc, ev);
 		ret = -EBUSY;
 	}
