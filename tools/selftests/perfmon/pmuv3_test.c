@@ -879,7 +879,6 @@ TEST_F(quiet, sets_more_events)
  */
 TEST_F(quiet, sets_switch_exact_fifo)
 {
-	struct sched_param sp = { .sched_priority = 1 };
 	pfarg_setinfo_t si[2];
 	uint64_t k, v, sum = 0;
 	int fd, s;
@@ -898,12 +897,11 @@ TEST_F(quiet, sets_switch_exact_fifo)
 					 0, 0));
 	}
 	ASSERT_EQ(0, pfm_load(fd, gettid()));
-	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &sp));
+	ASSERT_EQ(0, fifo_self(true));
 	ASSERT_EQ(0, pfm_start(fd, NULL));
 	loop2(50000000);
 	ASSERT_EQ(0, pfm_stop(fd));
-	sp.sched_priority = 0;
-	ASSERT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &sp));
+	ASSERT_EQ(0, fifo_self(false));
 	memset(si, 0, sizeof(si));
 	si[1].set_id = 1;
 	ASSERT_EQ(0, pfm_getinfo_evtsets(fd, si, 2));
@@ -1134,7 +1132,6 @@ TEST_F(quiet, uread_exact)
  */
 TEST(uread_index_without_switch)
 {
-	struct sched_param sp = { .sched_priority = 1 };
 	struct pfm_user_page *pg;
 	uint64_t v;
 	int fd;
@@ -1144,7 +1141,7 @@ TEST(uread_index_without_switch)
 	if (no_el0_access())
 		SKIP(return, "pfm_perf without kernel.perf_user_access=1");
 	ASSERT_EQ(0, pin_to_cpu(0));
-	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &sp));
+	ASSERT_EQ(0, fifo_self(true));
 	fd = inst_ctx(0, 0);
 	ASSERT_LE(0, fd);
 	pg = pfm_uread_map(fd);
