@@ -247,6 +247,8 @@ static noinline void pfm_ctx_switch_in(struct pfm_context *ctx)
 
 	ctx->hw_kept = false;
 	ctx->hw_counting = false;
+	/* Its values were never pulled: the description holds them still. */
+	ctx->hw_unsaved = false;
 	pfm_ctx_mark_live(ctx, true);
 	pfm_ctx_resume_hw(ctx);
 	if (was && !ctx->counting)
@@ -387,9 +389,14 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
  * A virtual description (@ctx_alloc: pfm_perf) holds a per-thread
  * context's registers in the context's own state, and its counters are
  * the thread's perf counters, which perf has switched out before this
- * hook runs.  Nothing there need stop or be cleared; the set is saved
- * for the calls that may run on it meanwhile, and the switch in writes
- * nothing back unless one did (pfm_run_here() drops @hw_kept).
+ * hook runs.  Nothing there need stop or be cleared, nor be read: perf's
+ * switch out brought the counts up to date, and they stay as they are
+ * until the thread runs again.  The values are pulled into the set only
+ * when something reads it meanwhile (pfm_ctx_pull(): a call, a read, the
+ * control page), and the switch in writes nothing back unless a call
+ * ran (pfm_run_here() drops @hw_kept).  Most switches have no reader in
+ * between: a save at each cost about 190 instructions for one counter
+ * (Documentation/performance.rst).
  *
  * Context: interrupts disabled, on the live CPU, from the scheduler.
  */
@@ -403,10 +410,28 @@ void pfm_ctx_switch_out(struct pfm_context *ctx)
 		pfm_ctx_halted(ctx);
 		ctx->hw_counting = true;
 	}
-	pfm_set_save_hw(ctx, ctx->active_set);
 	ctx->hw_kept = true;
+	ctx->hw_unsaved = true;
 	pfm_ctx_mark_live(ctx, false);
 	pfm_upage_update(ctx);
+}
+
+/**
+ * pfm_ctx_pull_saved() - read the values a lazy switch out left behind
+ * @ctx: the context, locked, not live anywhere, @hw_unsaved
+ *
+ * Through pfm_ctx_pull().  The virtual description's read of a counter
+ * is valid on any CPU while its thread is switched out: it takes perf's
+ * count as perf's switch out left it (pfm_perf's pfp_count()).
+ *
+ * Context: interrupts disabled, any CPU.
+ */
+void pfm_ctx_pull_saved(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	lockdep_assert_held(&ctx->lock);
+	pfm_set_save_hw(ctx, ctx->active_set);
+	ctx->hw_unsaved = false;
 }
 
 /**

@@ -196,10 +196,12 @@ struct pfm_pmu {
  *            changes it from its own value (it is in the PMU there).
  * @counting: the PMU of @live_cpu counts for this context
  * @hw_kept: a virtual description still holds @active_set as the thread's
- *           last switch out saved it (pfm_ctx_switch_out()); no call
- *           ran on the saved set since
+ *           last switch out left it (pfm_ctx_switch_out()); no call ran
+ *           on the saved set since
  * @hw_counting: ... and was left counting there: its counters are the
  *               thread's, which perf switches with it
+ * @hw_unsaved: ... and @active_set's PMD values are still only there: a
+ *              reader of the saved set pulls them first (pfm_ctx_pull())
  * @live_since: local_clock() when @active_set began counting on @live_cpu
  * @task: per-thread: the monitored thread (reference held) while loaded
  * @hook: per-thread: the thread's hook while loaded, else NULL
@@ -287,6 +289,7 @@ struct pfm_context {
 	bool counting;
 	bool hw_kept;
 	bool hw_counting;
+	bool hw_unsaved;
 	u64 live_since;
 	struct task_struct *task;
 	struct pfm_hook *hook;
@@ -463,6 +466,24 @@ void pfm_ctx_cpu_down(struct pfm_context *ctx);
 void pfm_ctx_cpu_up(struct pfm_context *ctx);
 void pfm_ctx_halt(struct pfm_context *ctx);
 void pfm_ctx_resume(struct pfm_context *ctx);
+void pfm_ctx_pull_saved(struct pfm_context *ctx);
+
+/**
+ * pfm_ctx_pull() - bring the saved set's PMD values up to date
+ * @ctx: the context, locked, not live here
+ *
+ * After a lazy switch out (pfm_ctx_switch_out()) the values are still in
+ * the virtual description: each reader of the saved set's values calls
+ * this first.  Inline: a read of a saved set passes here.
+ *
+ * Context: interrupts disabled, any CPU.
+ */
+static __always_inline void pfm_ctx_pull(struct pfm_context *ctx)
+	__must_hold(&ctx->lock)
+{
+	if (ctx->hw_unsaved)
+		pfm_ctx_pull_saved(ctx);
+}
 
 /**
  * pfm_pmd_read_hw() - the value of PMD @i of the set live on this CPU

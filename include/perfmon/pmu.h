@@ -196,7 +196,10 @@ struct pfm_pmu_map {
  * @read_pmd: read PMD @cnum of this CPU's PMU.  A counter that wrapped
  *            and whose interrupt was not taken yet must read as its
  *            highest value, never as the wrapped one, so that the core's
- *            64-bit value never goes backwards.
+ *            64-bit value never goes backwards.  With @ctx_alloc it is
+ *            also called on any CPU for a per-thread context whose
+ *            thread is switched out (pfm_ctx_pull()): it then reads the
+ *            count as the thread's switch out left it.
  * @start: let the programmed counters of this CPU's PMU count.
  * @stop: freeze them.
  * @cpu_setup: optional; prepares this CPU's PMU (global enables, its

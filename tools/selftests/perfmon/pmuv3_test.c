@@ -718,6 +718,102 @@ TEST(per_thread_other)
 	close(fd);
 }
 
+/* A thread that runs loop2(@n) at each byte on @cmd, answers on @done. */
+struct sleeper {
+	pthread_t thread;
+	int cmd[2], done[2];
+	uint64_t n;
+	atomic_int tid;
+};
+
+static void *sleeper_fn(void *arg)
+{
+	struct sleeper *z = arg;
+	char c;
+
+	atomic_store(&z->tid, gettid());
+	while (read(z->cmd[0], &c, 1) == 1 && c == 'r') {
+		loop2(z->n);
+		if (write(z->done[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/* One loop2() of the sleeper, which is asleep again on return. */
+static int sleeper_round(struct sleeper *z)
+{
+	char c = 'r';
+
+	if (write(z->cmd[1], &c, 1) != 1 || read(z->done[0], &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Another thread's counts, read while it sleeps.  Over pfm_perf its
+ * switch out leaves them in perf's counters (pfm_ctx_switch_out()) and
+ * each reader pulls them: PFM_READ_VALUES without the core's run,
+ * PFM_READ_PMDS in place, and the control page's rewrite at the switch
+ * out once a page is mapped (rounds 3 and 4 only: its pull would serve
+ * the others).  Each reader in turn reads first after a round.  Both
+ * threads on one CPU, so the sleeper is switched out whenever the
+ * monitor runs.  A reader that took the set as some earlier save left
+ * it would find fewer than the rounds' loops (the first: none).  CPU 1
+ * offline: INST_RETIRED would add what it runs (the file comment).
+ */
+TEST_F(quiet, per_thread_other_asleep)
+{
+	struct sleeper z = { .n = 5 * 1000 * 1000 };
+	struct pfm_user_page *pg = NULL;
+	uint64_t v, rv;
+	int fd, tid, k;
+
+	if (!pmu_is("armv8_pmuv3"))
+		SKIP(return, "PMU is not armv8_pmuv3");
+	ASSERT_EQ(0, quiet_cpus(true));
+	ASSERT_EQ(0, pipe(z.cmd));
+	ASSERT_EQ(0, pipe(z.done));
+	ASSERT_EQ(0, pthread_create(&z.thread, NULL, sleeper_fn, &z));
+	while (!(tid = atomic_load(&z.tid)))
+		usleep(1000);
+	fd = pfm_new_ctx(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pfm_add_ctr(fd, 0, 0, EV_INST_RETIRED | EXCL_EL1, 0, 0));
+	ASSERT_EQ(0, pfm_load(fd, tid));
+	ASSERT_EQ(0, pfm_start(fd, NULL));
+	for (k = 1; k <= 4; k++) {
+		if (k == 3) {
+			pg = pfm_uread_map(fd);
+			ASSERT_NE(NULL, pg);
+		}
+		ASSERT_EQ(0, sleeper_round(&z));
+		/* The first reader pulls: each in turn. */
+		if (k & 1)
+			v = pfm_read_pmd(fd, 0, 0);
+		ASSERT_EQ(0, pfm_read_values(fd, 0, 0, 1, &rv));
+		if (!(k & 1))
+			v = pfm_read_pmd(fd, 0, 0);
+		TH_LOG("round %d: %llu by READ_VALUES, %llu by READ_PMDS, %llu in the page",
+		       k, (unsigned long long)rv, (unsigned long long)v,
+		       pg ? (unsigned long long)pg->pmds[0].offset : 0ull);
+		/*
+		 * Two instructions a loop, and the pipe calls' user code:
+		 * 98 in the first round and 190 in each after, measured.
+		 */
+		EXPECT_LE(2 * k * z.n, rv);
+		EXPECT_GT(2 * k * z.n + k * 1000, rv);
+		/* Asleep throughout: each reader finds the same count. */
+		EXPECT_EQ(rv, v);
+		if (pg)
+			EXPECT_EQ(rv, pg->pmds[0].offset);
+	}
+	close(z.cmd[1]);
+	pthread_join(z.thread, NULL);
+	close(fd);
+	EXPECT_EQ(0, quiet_cpus(false));
+}
+
 /* el0_access (driver setting 0) on @fd; 0 or -errno. */
 static int el0_on(int fd)
 {
