@@ -392,9 +392,9 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
  * hook runs.  Nothing there need stop or be cleared, nor be read: perf's
  * switch out brought the counts up to date, and they stay as they are
  * until the thread runs again.  The values are pulled into the set only
- * when something reads it meanwhile (pfm_ctx_pull(): a call, a read, the
- * control page), and the switch in writes nothing back unless a call
- * ran (pfm_run_here() drops @hw_kept).  Most switches have no reader in
+ * when something reads it meanwhile (pfm_ctx_pull(): a call, a read),
+ * or at once when a control page shows them, and the switch in writes
+ * nothing back unless a call ran (pfm_run_here() drops @hw_kept).  Most switches have no reader in
  * between: a save at each cost about 190 instructions for one counter
  * (Documentation/performance.rst).
  *
@@ -411,22 +411,29 @@ void pfm_ctx_switch_out(struct pfm_context *ctx)
 		ctx->hw_counting = true;
 	}
 	ctx->hw_kept = true;
-	ctx->hw_unsaved = true;
+	/* A control page shows the values: it has them now. */
+	if (ctx->upage)
+		pfm_set_save_hw(ctx, ctx->active_set);
+	else
+		ctx->hw_unsaved = true;
 	pfm_ctx_mark_live(ctx, false);
 	pfm_upage_update(ctx);
 }
 
 /**
- * pfm_ctx_pull_saved() - read the values a lazy switch out left behind
+ * pfm_ctx_pull() - read the values a lazy switch out left behind
  * @ctx: the context, locked, not live anywhere, @hw_unsaved
  *
- * Through pfm_ctx_pull().  The virtual description's read of a counter
- * is valid on any CPU while its thread is switched out: it takes perf's
- * count as perf's switch out left it (pfm_perf's pfp_count()).
+ * After pfm_ctx_switch_out() the values are still in the virtual
+ * description: each reader of the saved set's values that finds
+ * @hw_unsaved calls this first (the test is the caller's, inline on its
+ * path).  The description's read of a counter is valid on any CPU while
+ * its thread is switched out: it takes perf's count as perf's switch
+ * out left it (pfm_perf's pfp_count()).
  *
  * Context: interrupts disabled, any CPU.
  */
-void pfm_ctx_pull_saved(struct pfm_context *ctx)
+void pfm_ctx_pull(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);

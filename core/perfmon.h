@@ -466,24 +466,7 @@ void pfm_ctx_cpu_down(struct pfm_context *ctx);
 void pfm_ctx_cpu_up(struct pfm_context *ctx);
 void pfm_ctx_halt(struct pfm_context *ctx);
 void pfm_ctx_resume(struct pfm_context *ctx);
-void pfm_ctx_pull_saved(struct pfm_context *ctx);
-
-/**
- * pfm_ctx_pull() - bring the saved set's PMD values up to date
- * @ctx: the context, locked, not live here
- *
- * After a lazy switch out (pfm_ctx_switch_out()) the values are still in
- * the virtual description: each reader of the saved set's values calls
- * this first.  Inline: a read of a saved set passes here.
- *
- * Context: interrupts disabled, any CPU.
- */
-static __always_inline void pfm_ctx_pull(struct pfm_context *ctx)
-	__must_hold(&ctx->lock)
-{
-	if (ctx->hw_unsaved)
-		pfm_ctx_pull_saved(ctx);
-}
+void pfm_ctx_pull(struct pfm_context *ctx);
 
 /**
  * pfm_pmd_read_hw() - the value of PMD @i of the set live on this CPU

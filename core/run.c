@@ -47,7 +47,7 @@ static __always_inline void pfm_run_here(struct pfm_run *r)
 		return;		/* moved: the caller tries again */
 	if (live && !in_place)
 		pfm_ctx_sched_out(ctx);
-	if (!live)
+	if (!live && ctx->hw_unsaved)
 		pfm_ctx_pull(ctx);
 	/* It may change the saved set: the switch in writes it all. */
 	ctx->hw_kept = false;

@@ -77,8 +77,8 @@ void pfm_upage_rewrite(struct pfm_context *ctx)
 	u64 run;
 
 	lockdep_assert_held(&ctx->lock);
-	if (!pfm_ctx_live_here(ctx))
-		pfm_ctx_pull(ctx);
+	/* A lazy switch out saves at once for a page (pfm_ctx_switch_out()). */
+	WARN_ON_ONCE(ctx->hw_unsaved);
 	counting = ctx->counting && pfm_ctx_live_here(ctx);
 	WRITE_ONCE(pg->seq, pg->seq + 1);
 	smp_wmb();	/* odd before any field changes */

@@ -70,7 +70,8 @@ static __always_inline int pfm_values_read(struct pfm_context *ctx,
 						    first + __ffs64(left));
 	} else {
 		/* Off the live path: a native read must not pay for it. */
-		pfm_ctx_pull(ctx);
+		if (ctx->hw_unsaved)
+			pfm_ctx_pull(ctx);
 		for (left = v->pmds; left; left &= left - 1)
 			vals[n++] = set->pmds[first + __ffs64(left)].value;
 	}
@@ -122,8 +123,6 @@ int pfm_read_values(struct pfm_context *ctx, struct pfm_values *v)
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	here = pfm_ctx_live_here(ctx);
 	there = !here && ctx->live_cpu >= 0;
-	if (!here && !there)
-		pfm_ctx_pull(ctx);
 	if (likely(!there))
 		ret = pfm_values_read(ctx, v, here);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);

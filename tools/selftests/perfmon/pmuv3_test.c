@@ -754,9 +754,9 @@ static int sleeper_round(struct sleeper *z)
  * Another thread's counts, read while it sleeps.  Over pfm_perf its
  * switch out leaves them in perf's counters (pfm_ctx_switch_out()) and
  * each reader pulls them: PFM_READ_VALUES without the core's run,
- * PFM_READ_PMDS in place, and the control page's rewrite at the switch
- * out once a page is mapped (rounds 3 and 4 only: its pull would serve
- * the others).  Each reader in turn reads first after a round.  Both
+ * PFM_READ_PMDS in place; once a control page is mapped (rounds 3 and
+ * 4 only: its save would serve the others) the switch out saves them
+ * at once for it.  Each reader in turn reads first after a round.  Both
  * threads on one CPU, so the sleeper is switched out whenever the
  * monitor runs.  A reader that took the set as some earlier save left
  * it would find fewer than the rounds' loops (the first: none).  CPU 1
