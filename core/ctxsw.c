@@ -394,9 +394,9 @@ void pfm_ctx_sched_out(struct pfm_context *ctx)
  * until the thread runs again.  The values are pulled into the set only
  * when something reads it meanwhile (pfm_ctx_pull(): a call, a read),
  * or at once when a control page shows them, and the switch in writes
- * nothing back unless a call ran (pfm_run_here() drops @hw_kept).  Most switches have no reader in
- * between: a save at each cost about 190 instructions for one counter
- * (Documentation/performance.rst).
+ * nothing back unless a call ran (pfm_run_here() drops @hw_kept).
+ * Most switches have no reader in between: a save at each cost about
+ * 190 instructions for one counter (Documentation/performance.rst).
  *
  * Context: interrupts disabled, on the live CPU, from the scheduler.
  */
@@ -437,6 +437,8 @@ void pfm_ctx_pull(struct pfm_context *ctx)
 	__must_hold(&ctx->lock)
 {
 	lockdep_assert_held(&ctx->lock);
+	if (WARN_ON_ONCE(ctx->live_cpu >= 0))
+		return;
 	pfm_set_save_hw(ctx, ctx->active_set);
 	ctx->hw_unsaved = false;
 }

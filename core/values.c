@@ -70,7 +70,7 @@ static __always_inline int pfm_values_read(struct pfm_context *ctx,
 						    first + __ffs64(left));
 	} else {
 		/* Off the live path: a native read must not pay for it. */
-		if (ctx->hw_unsaved)
+		if (ctx->hw_unsaved && set == ctx->active_set)
 			pfm_ctx_pull(ctx);
 		for (left = v->pmds; left; left &= left - 1)
 			vals[n++] = set->pmds[first + __ffs64(left)].value;

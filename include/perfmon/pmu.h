@@ -197,9 +197,11 @@ struct pfm_pmu_map {
  *            and whose interrupt was not taken yet must read as its
  *            highest value, never as the wrapped one, so that the core's
  *            64-bit value never goes backwards.  With @ctx_alloc it is
- *            also called on any CPU for a per-thread context whose
- *            thread is switched out (pfm_ctx_pull()): it then reads the
- *            count as the thread's switch out left it.
+ *            also called on any CPU for a per-thread context the core
+ *            has switched out (pfm_ctx_pull()): it then reads the
+ *            count as the thread's switch out left it, or, where the
+ *            thread is already back (on the caller's CPU too, before
+ *            the core's switch in), as it is there.
  * @start: let the programmed counters of this CPU's PMU count.
  * @stop: freeze them.
  * @cpu_setup: optional; prepares this CPU's PMU (global enables, its
