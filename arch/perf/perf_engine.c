@@ -65,7 +65,12 @@
 
 #include "pfm_perf.h"
 
-/* Counters presented at most: PMC/PMD n for n below this. */
+/*
+ * Counters presented at most: PMC/PMD n for n below this.  The walks of
+ * pfp_ctx.bound on the switch's and the sample's paths take it as the
+ * bitmap's size, not pfp_max_pmd: a constant one word long, which
+ * find_next_bit() inlines as a mask (no bit past pfp_max_pmd is set).
+ */
 #define PFP_MAX_CTRS	64
 
 /* A counter perf refused is enabled again at most this often. */
@@ -553,7 +558,7 @@ static void pfp_start(struct pfm_pmu_config *pmu, void *priv)
 	rearm = !was || pc->rearm;
 	pc->rearm = false;
 	pc->running = true;
-	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
+	for_each_set_bit(i, pc->bound, PFP_MAX_CTRS) {
 		ev = pc->ctr[i].ev;
 		if (rearm && was)
 			pfp_fold(pc, &pc->ctr[i]);
@@ -590,10 +595,10 @@ static void pfp_stop(struct pfm_pmu_config *pmu, void *priv)
 	unsigned int i;
 
 	raw_spin_lock(&pc->lock);
-	for_each_set_bit(i, pc->bound, pfp_max_pmd)
+	for_each_set_bit(i, pc->bound, PFP_MAX_CTRS)
 		pfp_fold(pc, &pc->ctr[i]);
 	pc->running = false;
-	for_each_set_bit(i, pc->bound, pfp_max_pmd)
+	for_each_set_bit(i, pc->bound, PFP_MAX_CTRS)
 		pfp_arm(pc, &pc->ctr[i]);
 	raw_spin_unlock(&pc->lock);
 }
@@ -634,7 +639,7 @@ static void pfp_report_all(struct pfp_ctx *pc, struct pt_regs *regs)
 	bitmap_zero(ovfl, PFM_MAX_PMDS);
 	raw_spin_lock(&pc->lock);
 	/* A report queued before a stop: the counters stay disarmed. */
-	for_each_set_bit(i, pc->bound, pfp_max_pmd) {
+	for_each_set_bit(i, pc->bound, PFP_MAX_CTRS) {
 		c = &pc->ctr[i];
 		if (!pc->running)
 			break;
