@@ -151,7 +151,7 @@ TEST(close_while_thread_sleeps)
 	long long max = knob_read("ctx_per_user_max");
 	long long base = perfmon_refcnt();
 	struct sleeper sl = { 0 };
-	int fd, tries = 500;
+	int fd;
 	char buf[32];
 	long long i;
 
@@ -159,9 +159,11 @@ TEST(close_while_thread_sleeps)
 	ASSERT_LE(0, base);
 	ASSERT_EQ(0, pipe(sl.pipe));
 	ASSERT_EQ(0, pthread_create(&sl.thread, NULL, sleeper_fn, &sl));
-	while (task_state(atomic_load(&sl.tid)) != 'S' && --tries)
-		usleep(2000);
-	ASSERT_LT(0, tries);
+	/* Its id first: the thread stores it as it starts. */
+	while (!atomic_load(&sl.tid))
+		sched_yield();
+	ASSERT_TRUE(task_wait_state(atomic_load(&sl.tid), 'S', 1000))
+		TH_LOG("state %c", task_state(atomic_load(&sl.tid)));
 	for (i = 0; i < 2 * max; i++) {
 		fd = attach_started(atomic_load(&sl.tid));
 		ASSERT_LE(0, fd) TH_LOG("context %lld: %s", i, strerror(-fd));

@@ -821,6 +821,20 @@ static inline char task_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/*
+ * Wait until thread @pid is in state @want ('S': asleep, 'Z': a zombie),
+ * looking every millisecond for up to @ms.  Return: whether it got there.
+ */
+static inline bool task_wait_state(pid_t pid, char want, int ms)
+{
+	while (task_state(pid) != want) {
+		if (ms-- <= 0)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
 /* The first line of @path as a number; @dflt when it cannot be read. */
 static inline long long read_num_or(const char *path, long long dflt)
 {

@@ -440,7 +440,7 @@ static int direct_count(const uint64_t *evtsel, int n, const char *rounds,
 			uint64_t *vals)
 {
 	char *argv[4] = { "hotspot", "-r", (char *)rounds, NULL };
-	int go[2], out[2], fd = -1, i, tries, status, ret = -1;
+	int go[2], out[2], fd = -1, i, status, ret = -1;
 	char c = 'g', sink[256];
 	pid_t pid;
 
@@ -475,9 +475,7 @@ static int direct_count(const uint64_t *evtsel, int n, const char *rounds,
 		goto out;
 	}
 	/* Asleep ('S') is in that read(): its entry is not counted. */
-	for (tries = 0; tries < 5000 && task_state(pid) != 'S'; tries++)
-		usleep(1000);
-	fd = task_state(pid) == 'S' ? pfm_new_ctx(0) : -1;
+	fd = task_wait_state(pid, 'S', 5000) ? pfm_new_ctx(0) : -1;
 	for (i = 0; fd >= 0 && i < n; i++)
 		if (pfm_add_ctr(fd, 0, i, evtsel[i], 0, 0))
 			break;
@@ -2004,7 +2002,6 @@ TEST(attach_ended_process_explained)
 	const char *path = "/tmp/pfmon_test_zombie.data";
 	struct run r = { };
 	const char *why;
-	int tries;
 	pid_t pid;
 
 	why = cannot_run(NULL);
@@ -2014,9 +2011,8 @@ TEST(attach_ended_process_explained)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(0);
-	for (tries = 0; tries < 1000 && task_state(pid) != 'Z'; tries++)
-		usleep(1000);
-	ASSERT_EQ('Z', task_state(pid));
+	ASSERT_TRUE(task_wait_state(pid, 'Z', 1000))
+		TH_LOG("state %c", task_state(pid));
 	EXPECT_EQ(1, run_sh(&r, "pfmon record -q -o %s -p %d", path, pid));
 	TH_LOG("stderr: %s", r.err);
 	EXPECT_TRUE(has(r.err, "ended before it could be monitored"));

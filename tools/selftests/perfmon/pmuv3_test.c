@@ -747,14 +747,11 @@ static void *sleeper_fn(void *arg)
  */
 static int sleeper_round(struct sleeper *z)
 {
-	int tries = 1000;
 	char c = 'r';
 
 	if (write(z->cmd[1], &c, 1) != 1 || read(z->done[0], &c, 1) != 1)
 		return -1;
-	while (task_state(atomic_load(&z->tid)) != 'S' && --tries)
-		usleep(1000);
-	return tries ? 0 : -1;
+	return task_wait_state(atomic_load(&z->tid), 'S', 1000) ? 0 : -1;
 }
 
 /*
