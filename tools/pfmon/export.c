@@ -342,37 +342,13 @@ struct perf_lost {
 	uint64_t id, lost;
 };
 
-/*
- * _text's address in @kallsyms (_stext's where there is no _text), or 0:
- * unreadable, or the addresses hidden (all zero).
- */
-static uint64_t kernel_text(const char *kallsyms)
-{
-	unsigned long long addr, text = 0, stext = 0;
-	char line[512], type, name[256];
-	FILE *f = fopen(kallsyms, "re");
-
-	if (!f)
-		return 0;
-	while (!text && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_stext"))
-			stext = addr;
-	}
-	fclose(f);
-	return text ? text : stext;
-}
-
 /* The kernel's map, first of the records; false without its address. */
 static bool kernel_mmap(struct export *ex)
 {
 	static const char name[] = "[kernel.kallsyms]_text";
 	size_t size = sizeof(struct perf_mmap) + align8(sizeof(name)) +
 		      sizeof(struct id_trailer);
-	uint64_t text = kernel_text("/proc/kallsyms");
+	uint64_t text = symbols_kernel_text(NULL);
 	uint64_t time = ex->data.hdr.start_ns;
 	struct perf_mmap *r;
 

@@ -222,6 +222,29 @@ static bool ksym_parse(char *line, struct ksym *ks)
 	return true;
 }
 
+uint64_t symbols_kernel_text(const char *kallsyms)
+{
+	uint64_t text = 0, stext = 0;
+	char line[512];
+	struct ksym ks;
+	FILE *f = fopen(kallsyms ? kallsyms : "/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	/* Near the top: read up to it, not the whole list. */
+	while (!text && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!ksym_parse(line, &ks))
+			continue;
+		if (!strcmp(ks.name, "_text"))
+			text = ks.addr;
+		else if (!strcmp(ks.name, "_stext"))
+			stext = ks.addr;
+	}
+	fclose(f);
+	return text ? text : stext;
+}
+
 static size_t underscores(const char *name)
 {
 	return strspn(name, "_");

@@ -27,6 +27,13 @@ struct dso;
 struct symbols *symbols_new(const char *kallsyms);
 void symbols_free(struct symbols *syms);
 
+/*
+ * The kernel's load address in @kallsyms (NULL: /proc/kallsyms): _text's,
+ * _stext's where there is no _text; 0 when it cannot be read or hides
+ * the addresses (all zero).
+ */
+uint64_t symbols_kernel_text(const char *kallsyms);
+
 /* Whether @ip, found in no user mapping, is a kernel address. */
 bool symbols_is_kernel(struct symbols *syms, uint64_t ip);
 
