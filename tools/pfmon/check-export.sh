@@ -50,6 +50,7 @@ awk '\''NR == FNR { n = split($1, f, ";"); for (i = 2; i <= n; i++) want[f[i]] =
 $3 == "_text" || ($2 ~ /^[tTwW]$/ && $3 in want)'\'' g.folded /proc/kallsyms &&
 echo PFMON-END'
 "$top/tools/selftests/qemu/vm" --arch x86_64 --kver "$kver" --timeout 300 \
+	--log "$top/.build/x86_64/logs/$kver/exec-export.log" \
 	exec -- "$cmd" > "$work/guest.log" 2>&1 || {
 	tail -n 30 "$work/guest.log" >&2
 	echo "check-export: the guest run failed" >&2
