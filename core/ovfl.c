@@ -263,31 +263,76 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
 	}
 }
 
-/* The period after @period, whose overflows came at @want's rate. */
+/* The longest period a frequency asks for: 2^62 events. */
+#define PFM_FREQ_PERIOD_MAX	BIT_ULL(62)
+
+/*
+ * The period after @period, whose overflows came at @want's rate.  Until
+ * settled, a factor of 8 a step at most: one period's time can be as
+ * wrong as local_clock() between two ticks (see pfm_freq_untimed()), and
+ * a first guess of 1 still settles in a few overflows.  Settled, an
+ * eighth of the way: down by half the period at most, up by an eighth
+ * of it, or a doubling when the period before asked for more too.
+ */
 static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
 {
+	u64 step, max_step;
+
 	if (period && want / 2 <= period && want >= period / 2)
 		pmd->freq_settled = true;
-	if (!period || !pmd->freq_settled)
+	if (!period)
 		return want;
-	/* The eighth is rounded up, or a short period could never move. */
-	if (want > period)
-		return period + min(DIV_ROUND_UP(want - period, 8), period);
-	return period - min(DIV_ROUND_UP(period - want, 8), period / 2);
+	if (!pmd->freq_settled)
+		return clamp(want, max(period / 8, 1ULL),
+			     min(period, PFM_FREQ_PERIOD_MAX / 8) * 8);
+	/* An eighth of the way, rounded up: a short period must move too. */
+	if (want <= period) {
+		pmd->freq_high = false;
+		return period - min(DIV_ROUND_UP(period - want, 8), period / 2);
+	}
+	step = DIV_ROUND_UP(want - period, 8);
+	/*
+	 * Up by an eighth of the period at most, unless the period before
+	 * asked for over twice as much too: a period timed short by a clock
+	 * that stood still partway (events / 0 is unbounded) must move it
+	 * up no further than the next, timed long across the clock's jump,
+	 * moves it down.  Two in a row are a rate: up to a doubling.
+	 */
+	max_step = pmd->freq_high ? period : DIV_ROUND_UP(period, 8);
+	pmd->freq_high = want / 2 >= period;
+	return period + min(step, max_step);
 }
 
 /*
- * PFM_REGFL_FREQ: choose PMD @i's next period from the events of the
- * period that just ended (the reset value's, plus those counted past
- * the wrap before this interrupt) and the ns its set counted meanwhile,
- * so that overflows come at pmd->freq per second of counting.  The
- * first overflow only sets the clock's mark.  Until a new period falls
- * within a factor of 2 of the current one, it is taken whole, so that a
- * first guess of 1 event settles in a few overflows.  From then on, as
- * perf's perf_adjust_period(), the period moves an eighth of the way,
- * by at most a factor of 2 a step: one period's timing is noisy, and a
- * period timed across a stall of the counting thread (33 ms under TCG,
- * 66 periods at 2000 Hz) must not set the next one to a 66th.
+ * The overflow of a period the set's clock did not see pass: it is
+ * timed with the next one.  local_clock() stands still when its CPU's
+ * tick is late: x86 without a stable TSC (QEMU's) holds it at the last
+ * tick's time plus one tick until the next.  A first guess grows
+ * meanwhile, or a period of 1 would take a sample per event until the
+ * tick came (up to 800 a ms of system calls under TCG).
+ */
+static void pfm_freq_untimed(struct pfm_pmd *pmd, u64 period, u64 events)
+{
+	pmd->freq_events += events;
+	if (pmd->freq_settled || !period || period >= PFM_FREQ_PERIOD_MAX)
+		return;
+	pmd->long_reset = -(period * 2);
+	pmd->short_reset = pmd->long_reset;
+}
+
+/*
+ * PFM_REGFL_FREQ: choose PMD @i's next period from the events since the
+ * last timed overflow (the reset values', plus those counted past each
+ * wrap before its interrupt) and the ns its set counted meanwhile, so
+ * that overflows come at pmd->freq per second of counting.  The first
+ * overflow only sets the clock's mark.  Until a new period falls within
+ * a factor of 2 of the current one, it moves by up to a factor of 8 a
+ * step, so that a first guess of 1 settles in a few overflows.  From
+ * then on, as perf's perf_adjust_period(), the period moves an eighth
+ * of the way (pfm_freq_step() says how far at most): one period's
+ * timing is noisy, and a period timed across a stall of the counting
+ * thread (33 ms under TCG, 66 periods at 2000 Hz) must not set the next
+ * one to a 66th.
  */
 static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 			    unsigned int i)
@@ -300,10 +345,16 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->counting)
 		now += local_clock() - ctx->live_since;
-	if (!pmd->freq_stamp || now <= pmd->freq_stamp) {
+	if (!pmd->freq_stamp) {
 		pmd->freq_stamp = now ?: 1;
 		return;
 	}
+	if (now <= pmd->freq_stamp) {
+		pfm_freq_untimed(pmd, period, events);
+		return;
+	}
+	events += pmd->freq_events;
+	pmd->freq_events = 0;
 	ns = now - pmd->freq_stamp;
 	pmd->freq_stamp = now;
 	/* Days without an overflow: too long a time to learn a rate from. */
@@ -312,10 +363,10 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 	div = ns * pmd->freq;
 	/* x86's mul_u64_u64_div_u64() traps on a quotient above 64 bits. */
 	if (div64_u64(events, div) >= U64_MAX / NSEC_PER_SEC)
-		want = 1ULL << 62;
+		want = PFM_FREQ_PERIOD_MAX;
 	else
 		want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, div);
-	want = clamp_t(u64, want, 1, 1ULL << 62);
+	want = clamp_t(u64, want, 1, PFM_FREQ_PERIOD_MAX);
 	pmd->long_reset = -pfm_freq_step(pmd, period, want);
 	pmd->short_reset = pmd->long_reset;
 }

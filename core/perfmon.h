@@ -70,9 +70,13 @@ enum pfm_ctx_state {
  * @stop_pmds: trigger: PMDs (0-63) held when this one overflows
  * @flags: PFM_REGFL_* given at write
  * @freq: overflows per second wanted (PFM_REGFL_FREQ), else 0
- * @freq_stamp: ns its set had counted at its last overflow (0: none yet)
+ * @freq_stamp: ns its set had counted at its last timed overflow (0: none
+ *              yet)
+ * @freq_events: events of the overflows since @freq_stamp that the clock
+ *               did not time (it had not moved)
  * @freq_settled: a new period fell within a factor of 2 of the one
  *                before: from then on the period moves by eighths
+ * @freq_high: the last timed period asked for over twice itself
  */
 struct pfm_pmd {
 	u64 value;
@@ -88,9 +92,11 @@ struct pfm_pmd {
 	u64 start_pmds;
 	u64 stop_pmds;
 	u64 freq_stamp;
+	u64 freq_events;
 	u32 flags;
 	u32 freq;
 	bool freq_settled;
+	bool freq_high;
 };
 
 /**

@@ -274,7 +274,9 @@ static void pfm_pmd_apply(struct pfm_event_set *set, const struct pfarg_pmd *req
 	pmd->flags = req->reg_flags & ~PFM_REG_RETFL_MASK;
 	pmd->freq = req->reg_freq;
 	pmd->freq_stamp = 0;
+	pmd->freq_events = 0;
 	pmd->freq_settled = false;
+	pmd->freq_high = false;
 	__set_bit(req->reg_num, set->used_pmds);
 }
 
