@@ -207,7 +207,7 @@ static void freq_settles_round(struct __test_metadata *_metadata)
 TEST(freq_settles)
 {
 	const char *s = getenv("PFM_FREQ_ROUNDS");
-	int i, rounds = s ? atoi(s) : 1;
+	int i, rounds = s && atoi(s) > 0 ? atoi(s) : 1;
 
 	if (!pmu_is("soft"))
 		SKIP(return, "not the software PMU");
