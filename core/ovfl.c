@@ -271,8 +271,9 @@ static void pfm_ovfl_plan(struct pfm_context *ctx, struct pfm_event_set *set,
  * settled, a factor of 8 a step at most: one period's time can be as
  * wrong as local_clock() between two ticks (see pfm_freq_untimed()), and
  * a first guess of 1 still settles in a few overflows.  Settled, an
- * eighth of the way: down by half the period at most, up by an eighth
- * of it, or a doubling when the period before asked for more too.
+ * eighth of the way (down, that is under an eighth of the period), up
+ * by an eighth of the period at most, or by the period at most when the
+ * period before asked for at least twice itself too.
  */
 static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
 {
@@ -288,15 +289,16 @@ static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
 	/* An eighth of the way, rounded up: a short period must move too. */
 	if (want <= period) {
 		pmd->freq_high = false;
-		return period - min(DIV_ROUND_UP(period - want, 8), period / 2);
+		return period - DIV_ROUND_UP(period - want, 8);
 	}
 	step = DIV_ROUND_UP(want - period, 8);
 	/*
 	 * Up by an eighth of the period at most, unless the period before
-	 * asked for over twice as much too: a period timed short by a clock
-	 * that stood still partway (events / 0 is unbounded) must move it
-	 * up no further than the next, timed long across the clock's jump,
-	 * moves it down.  Two in a row are a rate: up to a doubling.
+	 * asked for at least twice itself too: a period timed short by a
+	 * clock that stood still partway (its few ns ask for any number of
+	 * events) must move it up no further than the next, timed long
+	 * across the clock's jump, moves it down.  Two in a row are a rate:
+	 * up to a doubling.
 	 */
 	max_step = pmd->freq_high ? period : DIV_ROUND_UP(period, 8);
 	pmd->freq_high = want / 2 >= period;
@@ -314,7 +316,7 @@ static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
 static void pfm_freq_untimed(struct pfm_pmd *pmd, u64 period, u64 events)
 {
 	pmd->freq_events += events;
-	if (pmd->freq_settled || !period || period >= PFM_FREQ_PERIOD_MAX)
+	if (pmd->freq_settled || !period || period > PFM_FREQ_PERIOD_MAX / 2)
 		return;
 	pmd->long_reset = -(period * 2);
 	pmd->short_reset = pmd->long_reset;

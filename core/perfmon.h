@@ -76,7 +76,7 @@ enum pfm_ctx_state {
  *               did not time (it had not moved)
  * @freq_settled: a new period fell within a factor of 2 of the one
  *                before: from then on the period moves by eighths
- * @freq_high: the last timed period asked for over twice itself
+ * @freq_high: the last timed period asked for at least twice itself
  */
 struct pfm_pmd {
 	u64 value;
