@@ -23,18 +23,6 @@
 /* For the logs. */
 #define ULL(x)		((unsigned long long)(x))
 
-/* @n raw getppid() calls: counted exactly, no libc in between. */
-static void raw_syscalls(unsigned long n)
-{
-	raw_getppid(n);
-}
-
-/* A libperfmon call's -1/errno as -errno (errno read at once). */
-static int neg_errno(int ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
 #define FREQ_HZ		2000
 #define FREQ_TAIL	50
 /* Batches of 101 calls the loop times (the first ones, on a fast host). */
@@ -141,7 +129,7 @@ static void freq_settles_round(struct __test_metadata *_metadata)
 	     prev = now) {
 		if (prev && nb < FREQ_BATCHES)
 			batch[nb++] = now - prev;
-		raw_syscalls(100);
+		raw_getppid(100);
 		calls += 101;	/* and the thread clock's own system call */
 	}
 	ASSERT_EQ(0, pfm_stop(fd));
@@ -244,7 +232,7 @@ static uint64_t freq_calls(uint64_t ns)
 	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), calls = 0;
 
 	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < ns) {
-		raw_syscalls(100);
+		raw_getppid(100);
 		calls += 101;
 	}
 	return calls;

@@ -309,6 +309,12 @@ static inline int pfm_read_pd(int fd, uint16_t set, uint16_t num,
 	return pfm_read_pmds(fd, pd, 1) ? -errno : 0;
 }
 
+/* A libperfmon call's -1/errno as -errno (errno read at once). */
+static inline int neg_errno(int ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
 /*
  * A context (libperfmon) with @flags and sampling format @fmt (NULL for
  * none) given @arg of @size bytes: its fd, or -errno.

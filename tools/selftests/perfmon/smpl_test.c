@@ -76,12 +76,6 @@ static bool in_smpl_text(uint64_t ip)
 	       ip < (uintptr_t)__stop_smpl_text;
 }
 
-/* A libperfmon call's -1/errno as -errno (errno read at once). */
-static int neg_errno(int ret)
-{
-	return ret < 0 ? -errno : ret;
-}
-
 /* read() of one message: its size, 0 for a wake-up, or -errno. */
 static ssize_t read_msg(int fd, union pfarg_msg *msg)
 {
