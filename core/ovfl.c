@@ -305,6 +305,13 @@ static u64 pfm_freq_step(struct pfm_pmd *pmd, u64 period, u64 want)
 	return period + min(step, max_step);
 }
 
+/* @period as PMD @pmd's next: both reset values. */
+static void pfm_freq_set(struct pfm_pmd *pmd, u64 period)
+{
+	pmd->long_reset = -period;
+	pmd->short_reset = pmd->long_reset;
+}
+
 /*
  * The overflow of a period the set's clock did not see pass: it is
  * timed with the next one.  local_clock() stands still when its CPU's
@@ -318,8 +325,7 @@ static void pfm_freq_untimed(struct pfm_pmd *pmd, u64 period, u64 events)
 	pmd->freq_events += events;
 	if (pmd->freq_settled || !period || period > PFM_FREQ_PERIOD_MAX / 2)
 		return;
-	pmd->long_reset = -(period * 2);
-	pmd->short_reset = pmd->long_reset;
+	pfm_freq_set(pmd, period * 2);
 }
 
 /*
@@ -369,8 +375,7 @@ static void pfm_freq_adjust(struct pfm_context *ctx, struct pfm_event_set *set,
 	else
 		want = mul_u64_u64_div_u64(events, NSEC_PER_SEC, div);
 	want = clamp_t(u64, want, 1, PFM_FREQ_PERIOD_MAX);
-	pmd->long_reset = -pfm_freq_step(pmd, period, want);
-	pmd->short_reset = pmd->long_reset;
+	pfm_freq_set(pmd, pfm_freq_step(pmd, period, want));
 }
 
 /* Count down overflow-driven set switching; true when it falls due. */
